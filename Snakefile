@@ -1,0 +1,31 @@
+# Privacy-mechanism design with PML, LDP/pLDP and MI leakage: every figure of five papers.
+# The mathematics lives in the installed package `leakage` (src/leakage); rules only wire
+# inputs to library calls. Run: snakemake --cores all
+from snakemake.utils import min_version, validate
+
+min_version("9.0")
+
+
+configfile: "config.yaml"
+
+
+validate(config, "workflow/schemas/config.schema.yaml")
+
+
+report: "workflow/report/workflow.rst"
+
+
+include: "workflow/rules/common.smk"
+include: "workflow/rules/data.smk"
+include: "workflow/rules/empirical-pml.smk"
+include: "workflow/rules/worst-case-pml.smk"
+include: "workflow/rules/robust-dp-hamming.smk"
+include: "workflow/rules/statistical-inference.smk"
+include: "workflow/rules/mi-dp.smk"
+include: "workflow/rules/figures.smk"
+
+
+rule all:
+    input:
+        all_targets(),
+    default_target: True

@@ -1,0 +1,35 @@
+"""Local differential privacy (LDP) of a channel.
+
+A channel is eps-LDP if P(y|x) <= e^eps P(y|x') for all inputs x, x' and outputs y
+(Kalantari & Sarwate, seed 002, Definition 3; Cuff & Yu, seed 001, Definition 1 with every pair of
+inputs neighbours). The smallest such eps is ``ldp_epsilon``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from leakage.validation import check_channel, check_epsilon
+
+
+def ldp_epsilon(channel) -> float:
+    """eps_DP(channel) = max_y log( max_x P(y|x) / min_x P(y|x) ), in nats.
+
+    An all-zero column never occurs and is ignored; a column mixing zero and non-zero entries makes
+    the leakage infinite (seed 002, Sec. II).
+    """
+    c = check_channel(channel)
+    top = c.max(axis=0)
+    low = c.min(axis=0)
+    used = top > 0
+    if np.any(low[used] <= 0):
+        return float("inf")
+    if not np.any(used):  # pragma: no cover - a row-stochastic matrix has a used column
+        return 0.0
+    return float(max(0.0, np.max(np.log(top[used] / low[used]))))
+
+
+def is_ldp(channel, eps, *, tol: float = 1e-9) -> bool:
+    """Whether ``channel`` is eps-LDP (up to ``tol`` nats)."""
+    eps = check_epsilon(eps)
+    return ldp_epsilon(channel) <= eps + tol

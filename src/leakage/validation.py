@@ -1,0 +1,142 @@
+"""Input validation shared by the whole library.
+
+Every check raises ``ValueError`` (or ``TypeError``) whose message names the parameter, the
+offending value and the allowed range, so that bad input never turns into a silent NaN or a
+traceback from deep inside a solver.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+#: Absolute tolerance used when checking that probabilities sum to one.
+SUM_TOL = 1e-9
+
+
+def _as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers, got {value!r}") from exc
+    if arr.ndim != ndim:
+        raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must be finite, got {arr!r}")
+    return arr
+
+
+def check_distribution(
+    prior: Any, name: str = "prior", *, full_support: bool = False, tol: float = SUM_TOL
+) -> np.ndarray:
+    """Return ``prior`` as a float vector after checking it is a probability distribution.
+
+    Entries must lie in [0, 1] and sum to one within ``tol``; with ``full_support=True`` every
+    entry must be > 0 (as PML needs: its leakage is defined relative to a full-support prior).
+    """
+    p = _as_float_array(prior, name, 1)
+    if np.any(p < -tol):
+        raise ValueError(f"{name} must have entries in [0, 1], got min {p.min():.6g}")
+    total = float(p.sum())
+    if abs(total - 1.0) > max(tol, tol * p.size):
+        raise ValueError(f"{name} must sum to 1 (a probability distribution), got sum {total:.12g}")
+    p = np.clip(p, 0.0, None)
+    if full_support and np.any(p <= 0.0):
+        raise ValueError(
+            f"{name} must have full support (every entry > 0), got min {p.min():.6g}"
+        )
+    return p
+
+
+def check_channel(channel: Any, name: str = "channel", *, tol: float = 1e-9) -> np.ndarray:
+    """Return ``channel`` as a float matrix after checking it is row-stochastic.
+
+    ``channel[x, y] = P(y | x)``: entries in [0, 1], each row summing to one within ``tol``.
+    """
+    c = _as_float_array(channel, name, 2)
+    if np.any(c < -tol):
+        raise ValueError(
+            f"{name} must be row-stochastic: entries in [0, 1], got min {c.min():.6g}"
+        )
+    sums = c.sum(axis=1)
+    bad = np.flatnonzero(np.abs(sums - 1.0) > tol * max(1, c.shape[1]))
+    if bad.size:
+        i = int(bad[0])
+        raise ValueError(
+            f"{name} must be row-stochastic: row {i} sums to {sums[i]:.12g}, expected 1"
+        )
+    return np.clip(c, 0.0, None)
+
+
+def check_channel_prior(channel: Any, prior: Any, *, full_support: bool = False):
+    """Validate a (channel, prior) pair with matching input alphabet; returns both as arrays."""
+    c = check_channel(channel)
+    p = check_distribution(prior, full_support=full_support)
+    if c.shape[0] != p.size:
+        raise ValueError(
+            f"channel has {c.shape[0]} rows (inputs) but prior has {p.size} entries; they must match"
+        )
+    return c, p
+
+
+def check_scalar(
+    value: Any,
+    name: str,
+    *,
+    low: float | None = None,
+    high: float | None = None,
+    low_inclusive: bool = True,
+    high_inclusive: bool = True,
+) -> float:
+    """Return ``value`` as a float after checking it lies in the stated interval."""
+    if isinstance(value, bool):
+        raise TypeError(f"{name} must be a real number, got {value!r}")
+    try:
+        v = float(value)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real number, got {value!r}") from exc
+    if math.isnan(v):
+        raise ValueError(f"{name} must be a real number, got NaN")
+    ok = True
+    if low is not None:
+        ok &= v >= low if low_inclusive else v > low
+    if high is not None:
+        ok &= v <= high if high_inclusive else v < high
+    if not ok:
+        lo = "-inf" if low is None else f"{low:.6g}"
+        hi = "inf" if high is None else f"{high:.6g}"
+        lb = "[" if (low_inclusive and low is not None) else "("
+        rb = "]" if (high_inclusive and high is not None) else ")"
+        raise ValueError(f"{name} must be in {lb}{lo}, {hi}{rb}, got {v!r}")
+    return v
+
+
+def check_epsilon(eps: Any, name: str = "eps") -> float:
+    """A privacy parameter in nats: eps >= 0 (``inf`` allowed)."""
+    return check_scalar(eps, name, low=0.0)
+
+
+def check_probability(value: Any, name: str, *, open_low: bool = True, open_high: bool = False) -> float:
+    """A probability such as delta: in (0, 1] by default."""
+    return check_scalar(
+        value, name, low=0.0, high=1.0, low_inclusive=not open_low, high_inclusive=not open_high
+    )
+
+
+def check_positive(value: Any, name: str) -> float:
+    """A strictly positive real such as a noise scale b or sigma."""
+    return check_scalar(value, name, low=0.0, low_inclusive=False)
+
+
+def check_count(value: Any, name: str, *, low: int = 1) -> int:
+    """An integer >= ``low`` such as a sample size m."""
+    if isinstance(value, bool) or not float(value).is_integer():
+        raise TypeError(f"{name} must be an integer >= {low}, got {value!r}")
+    v = int(value)
+    if v < low:
+        raise ValueError(f"{name} must be an integer >= {low}, got {v}")
+    return v

@@ -1,0 +1,68 @@
+import numpy as np
+import pytest
+
+from leakage.validation import (
+    check_channel,
+    check_channel_prior,
+    check_count,
+    check_distribution,
+    check_epsilon,
+    check_positive,
+    check_probability,
+)
+
+
+def test_distribution_must_sum_to_one_and_names_parameter():
+    with pytest.raises(ValueError, match=r"prior must sum to 1.*0\.9"):
+        check_distribution([0.5, 0.4])
+
+
+def test_distribution_negative_entry():
+    with pytest.raises(ValueError, match=r"prior must have entries in \[0, 1\]"):
+        check_distribution([1.5, -0.5])
+
+
+def test_full_support_required():
+    with pytest.raises(ValueError, match="full support"):
+        check_distribution([1.0, 0.0], full_support=True)
+    assert check_distribution([1.0, 0.0]).tolist() == [1.0, 0.0]
+
+
+def test_non_finite_and_wrong_shape():
+    with pytest.raises(ValueError, match="finite"):
+        check_distribution([np.nan, 1.0])
+    with pytest.raises(ValueError, match="1-dimensional"):
+        check_distribution([[1.0]])
+
+
+def test_channel_row_stochastic():
+    with pytest.raises(ValueError, match=r"row 1 sums to 0\.9"):
+        check_channel([[1.0, 0.0], [0.5, 0.4]])
+    with pytest.raises(ValueError, match="row-stochastic"):
+        check_channel([[1.2, -0.2], [0.5, 0.5]])
+
+
+def test_channel_prior_shape_mismatch():
+    with pytest.raises(ValueError, match="3 rows .* 2 entries"):
+        check_channel_prior(np.eye(3), [0.5, 0.5])
+
+
+@pytest.mark.parametrize("bad", [-0.1, float("nan")])
+def test_epsilon_negative(bad):
+    with pytest.raises(ValueError, match="eps must be"):
+        check_epsilon(bad)
+
+
+def test_ranges():
+    assert check_epsilon(float("inf")) == float("inf")
+    with pytest.raises(ValueError, match=r"delta must be in \(0, 1\]"):
+        check_probability(0.0, "delta")
+    assert check_probability(1.0, "delta") == 1.0
+    with pytest.raises(ValueError, match=r"sigma must be in \(0, inf\)"):
+        check_positive(0, "sigma")
+    with pytest.raises(ValueError, match="m must be an integer >= 1"):
+        check_count(0, "m")
+    with pytest.raises(TypeError, match="m must be an integer"):
+        check_count(2.5, "m")
+    with pytest.raises(TypeError, match="eps must be a real number"):
+        check_epsilon("abc")

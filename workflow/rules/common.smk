@@ -1,0 +1,73 @@
+# Shared helpers of the rule files. Each paper's rule file registers its figures in FIGURES
+# (and, where a figure needs data, its inputs in FIGURE_INPUTS); figures.smk holds the three
+# generic rules (table, plot, claims) that every paper's figures go through.
+from pathlib import Path
+
+PAPERS = [
+    "empirical-pml",
+    "worst-case-pml",
+    "robust-dp-hamming",
+    "statistical-inference",
+    "mi-dp",
+]
+
+# The conda environment of every rule (`--sdm conda`); pip installs the same from pyproject.toml.
+ENV = "../../envs/leakage.yaml"
+
+# paper -> list of figure ids, filled by the paper rule files.
+FIGURES = {}
+# (paper, figure) -> {name: path} of extra inputs (data files) of a figure's table rule.
+FIGURE_INPUTS = {}
+# (paper, figure) -> resources of a figure's table rule (threads, mem_mb, runtime in minutes).
+FIGURE_RESOURCES = {}
+
+LIBRARY = Path(workflow.basedir) / "src" / "leakage"
+
+
+def paper_module(paper):
+    """The Python module name of a paper key (empirical-pml -> empirical_pml)."""
+    return paper.replace("-", "_")
+
+
+def _library_files(sub=""):
+    return sorted(str(p.relative_to(workflow.basedir)) for p in (LIBRARY / sub).rglob("*.py"))
+
+
+def math_code(paper):
+    """Library files a paper's numbers depend on: every module but the plots and the other
+    papers' experiment modules. Listed as inputs, so that a change to the mathematics reruns the
+    computation, while a change to plotting code does not."""
+    own = f"src/leakage/experiments/{paper_module(paper)}.py"
+    return [
+        f
+        for f in _library_files()
+        if "/plots/" not in f and ("/experiments/" not in f or f == own or f.endswith("__init__.py"))
+    ]
+
+
+def plot_code(paper):
+    """Library files a paper's drawings depend on: the shared style and the paper's plot module."""
+    return [
+        f
+        for f in (
+            "src/leakage/plots/__init__.py",
+            "src/leakage/plots/style.py",
+            f"src/leakage/plots/{paper_module(paper)}.py",
+        )
+        if (Path(workflow.basedir) / f).exists()
+    ]
+
+
+def paper_targets(paper):
+    figs = FIGURES.get(paper, [])
+    out = [f"results/{paper}/{f}.{ext}" for f in figs for ext in ("csv", "pdf", "png")]
+    if figs:
+        out.append(f"results/{paper}/claims.csv")
+    return out
+
+
+def all_targets():
+    targets = ["results/data/adult.csv"]
+    for paper in config["papers"]:
+        targets.extend(paper_targets(paper))
+    return targets

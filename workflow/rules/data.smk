@@ -1,0 +1,1 @@
+# UCI Adult: acquire, verify, write results/data/adult.csv (specs/adult.md).

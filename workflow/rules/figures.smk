@@ -1,0 +1,96 @@
+# The three generic rules every figure goes through:
+#   table  (expensive: the numbers)  results/<paper>/<fig>.csv
+#   plot   (cheap: the drawing)      results/<paper>/<fig>.pdf, .png
+#   claims (the paper's statements)  results/<paper>/claims.csv
+# Computation and drawing are separate jobs, so a style change redraws without recomputing.
+
+
+wildcard_constraints:
+    paper="|".join(PAPERS),
+    figure=r"fig[0-9]+[a-z]?",
+
+
+def _figure_inputs(wildcards):
+    inputs = {"code": math_code(wildcards.paper)}
+    inputs.update(FIGURE_INPUTS.get((wildcards.paper, wildcards.figure), {}))
+    return inputs
+
+
+def _resource(name, default):
+    return lambda wildcards: FIGURE_RESOURCES.get((wildcards.paper, wildcards.figure), {}).get(
+        name, default
+    )
+
+
+rule table:
+    input:
+        unpack(_figure_inputs),
+    output:
+        table="results/{paper}/{figure}.csv",
+    params:
+        settings=lambda wildcards: config[wildcards.paper][wildcards.figure],
+        seed=config["seed"],
+    threads: 1
+    resources:
+        mem_mb=_resource("mem_mb", 2000),
+        runtime=_resource("runtime", 30),
+    log:
+        "logs/{paper}/{figure}_table.log",
+    benchmark:
+        "benchmarks/{paper}/{figure}_table.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/table.py"
+
+
+rule plot:
+    input:
+        table="results/{paper}/{figure}.csv",
+        code=lambda wildcards: plot_code(wildcards.paper),
+    output:
+        pdf="results/{paper}/{figure}.pdf",
+        png=report(
+            "results/{paper}/{figure}.png",
+            caption="../report/figure.rst",
+            category="{paper}",
+            labels={"paper": "{paper}", "figure": "{figure}"},
+        ),
+    params:
+        settings=lambda wildcards: config[wildcards.paper][wildcards.figure],
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    log:
+        "logs/{paper}/{figure}_plot.log",
+    conda:
+        ENV
+    script:
+        "../scripts/plot.py"
+
+
+rule claims:
+    input:
+        tables=lambda wildcards: expand(
+            "results/{paper}/{figure}.csv", paper=wildcards.paper, figure=FIGURES[wildcards.paper]
+        ),
+        code=lambda wildcards: math_code(wildcards.paper),
+    output:
+        claims=report(
+            "results/{paper}/claims.csv",
+            caption="../report/claims.rst",
+            category="{paper}",
+            labels={"paper": "{paper}", "figure": "claims"},
+        ),
+    params:
+        settings=lambda wildcards: config[wildcards.paper],
+        figures=lambda wildcards: FIGURES[wildcards.paper],
+    resources:
+        mem_mb=1000,
+        runtime=10,
+    log:
+        "logs/{paper}/claims.log",
+    conda:
+        ENV
+    script:
+        "../scripts/claims.py"

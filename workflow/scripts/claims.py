@@ -1,0 +1,16 @@
+"""Check a paper's claims on its figures' numbers: results/<paper>/claims.csv."""
+
+import contextlib
+
+import pandas as pd
+
+from leakage.claims import write_claims
+from leakage.experiments import check_claims
+
+with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
+    tables = {
+        figure: pd.read_csv(path, keep_default_na=False, na_values=[""])
+        for figure, path in zip(snakemake.params.figures, snakemake.input.tables)
+    }
+    claims = check_claims(snakemake.wildcards.paper, tables, snakemake.params.settings)
+    write_claims(claims, snakemake.output.claims)
