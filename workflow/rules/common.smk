@@ -37,24 +37,29 @@ def math_code(paper):
     """Library files a paper's numbers depend on: every module but the plots and the other
     papers' experiment modules. Listed as inputs, so that a change to the mathematics reruns the
     computation, while a change to plotting code does not."""
-    own = f"src/leakage/experiments/{paper_module(paper)}.py"
+    own = (
+        f"src/leakage/experiments/{paper_module(paper)}.py",
+        f"src/leakage/experiments/{paper_module(paper)}/",
+    )
     return [
         f
         for f in _library_files()
-        if "/plots/" not in f and ("/experiments/" not in f or f == own or f.endswith("__init__.py"))
+        if "/plots/" not in f
+        and (
+            "/experiments/" not in f
+            or f.startswith(own)
+            or f == "src/leakage/experiments/__init__.py"
+        )
     ]
 
 
 def plot_code(paper):
     """Library files a paper's drawings depend on: the shared style and the paper's plot module."""
+    own = (f"src/leakage/plots/{paper_module(paper)}.py", f"src/leakage/plots/{paper_module(paper)}/")
     return [
         f
-        for f in (
-            "src/leakage/plots/__init__.py",
-            "src/leakage/plots/style.py",
-            f"src/leakage/plots/{paper_module(paper)}.py",
-        )
-        if (Path(workflow.basedir) / f).exists()
+        for f in _library_files("plots")
+        if f.startswith(own) or f in ("src/leakage/plots/__init__.py", "src/leakage/plots/style.py")
     ]
 
 

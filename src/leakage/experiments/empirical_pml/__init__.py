@@ -1,0 +1,15 @@
+"""empirical-pml (seed 000): Grosse, Saeidian, Oechtering, Skoglund, PML mechanism design from
+empirical distributions.
+
+Two parts: ``bounds`` (fig2a, fig2b, fig3a, fig3b: leakage sensitivity on l1-balls and the
+(eps, delta) trade-off of estimation) and ``noise`` (fig4-fig7: Laplace and Gaussian mechanisms,
+the Adult experiment).
+"""
+
+from leakage.experiments.empirical_pml import bounds, noise
+
+FIGURES = {**bounds.FIGURES, **noise.FIGURES}
+
+
+def check_claims(tables, settings):
+    return bounds.check_claims(tables, settings) + noise.check_claims(tables, settings)

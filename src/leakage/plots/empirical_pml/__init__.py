@@ -1,0 +1,5 @@
+"""Plots of empirical-pml (seed 000): ``bounds`` draws fig2-fig3, ``noise`` fig4-fig7."""
+
+from leakage.plots.empirical_pml import bounds, noise
+
+PLOTS = {**bounds.PLOTS, **noise.PLOTS}

@@ -1,0 +1,3 @@
+"""Plots of empirical-pml fig4, fig5, fig6, fig7."""
+
+PLOTS = {}
