@@ -1,0 +1,1 @@
+"""Data sets used by the experiments (UCI Adult)."""
