@@ -76,3 +76,17 @@ def all_targets():
     for paper in config["papers"]:
         targets.extend(paper_targets(paper))
     return targets
+
+
+def figure_inputs(wildcards):
+    """Inputs of a figure's table rule: the math code and the figure's data files."""
+    inputs = {"code": math_code(wildcards.paper)}
+    inputs.update(FIGURE_INPUTS.get((wildcards.paper, wildcards.figure), {}))
+    return inputs
+
+
+def figure_resource(name, default):
+    """A resource of a figure's table rule, from FIGURE_RESOURCES or the default."""
+    return lambda wildcards: FIGURE_RESOURCES.get((wildcards.paper, wildcards.figure), {}).get(
+        name, default
+    )

@@ -10,21 +10,9 @@ wildcard_constraints:
     figure=r"fig[0-9]+[a-z]?",
 
 
-def _figure_inputs(wildcards):
-    inputs = {"code": math_code(wildcards.paper)}
-    inputs.update(FIGURE_INPUTS.get((wildcards.paper, wildcards.figure), {}))
-    return inputs
-
-
-def _resource(name, default):
-    return lambda wildcards: FIGURE_RESOURCES.get((wildcards.paper, wildcards.figure), {}).get(
-        name, default
-    )
-
-
 rule table:
     input:
-        unpack(_figure_inputs),
+        unpack(figure_inputs),
     output:
         table="results/{paper}/{figure}.csv",
     params:
@@ -32,8 +20,8 @@ rule table:
         seed=config["seed"],
     threads: 1
     resources:
-        mem_mb=_resource("mem_mb", 2000),
-        runtime=_resource("runtime", 30),
+        mem_mb=figure_resource("mem_mb", 2000),
+        runtime=figure_resource("runtime", 30),
     log:
         "logs/{paper}/{figure}_table.log",
     benchmark:
