@@ -119,3 +119,10 @@ def test_config_section_matches_schema_and_defaults(repo_root):
 def test_rules_register_the_figures(repo_root):
     text = (repo_root / "workflow/rules/mi-dp.smk").read_text()
     assert 'FIGURES["mi-dp"]' in text and '"fig1"' in text and '"fig2"' in text
+
+
+@pytest.mark.parametrize("figure", ["fig1", "fig2"])
+def test_bench_paper_scale_table(benchmark, figure):
+    """Paper-scale table (config defaults); `pytest --benchmark-enable -k bench` measures it."""
+    table = benchmark(compute_table, "mi-dp", figure, settings=SETTINGS[figure], seed=1)
+    assert len(table) > 0
