@@ -314,3 +314,8 @@ def test_erasure_parameters_rejected():
         erasure_channel(2, 1.5)
     with pytest.raises(ValueError, match="alphabet_size must be an integer >= 2"):
         erasure_channel_capacity(1, 0.5)
+
+
+def test_ragged_mechanism_rejected():
+    with pytest.raises(TypeError, match="mechanism must be an array of real numbers"):
+        check_mechanism([[0.5, 0.5], [1.0]])

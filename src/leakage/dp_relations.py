@@ -62,7 +62,10 @@ LOG2 = math.log(2.0)
 def check_mechanism(mechanism, name: str = "mechanism") -> np.ndarray:
     """Return ``mechanism`` as a float array of shape ``(|X_1|, ..., |X_n|, |Y|)`` (n >= 1) after
     checking that every database's output distribution sums to one (a stochastic matrix)."""
-    arr = np.asarray(mechanism, dtype=float) if not isinstance(mechanism, np.ndarray) else mechanism
+    try:
+        arr = np.asarray(mechanism, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers, got {mechanism!r}") from exc
     if arr.ndim < 2:
         raise ValueError(
             f"{name} must have at least 2 dimensions (database entries..., output), got shape {arr.shape}"
