@@ -70,7 +70,7 @@ FIGURES = {"fig1": fig1, "fig2": fig2}
 
 def _worst(diff: np.ndarray, at: np.ndarray, what: str) -> str:
     k = int(np.argmax(diff))
-    return f"max {what} {diff[k]:.3g} at {at[k]:.4g}"
+    return f"max {what} {diff[k]:.3g} at {at[k]:.4g} nats"
 
 
 def _fig1_claims(table: pd.DataFrame):
@@ -86,7 +86,7 @@ def _fig1_claims(table: pd.DataFrame):
             "Lemma 1 (eq. 23): mi_dp_exact <= kl_bound <= eps_dp at every eps for randomized response",
             np.all(excess <= tol),
             f"{len(eps)} eps values in [{eps.min():.4g}, {eps.max():.4g}]; "
-            + _worst(excess, eps, "violation (positive = fails)"),
+            + _worst(excess, eps, "of (mi_dp_exact - kl_bound, kl_bound - eps_dp), holds if <= 0,"),
         )
     )
     bsc = math.log(2) - binary_entropy(1.0 / (1.0 + np.exp(eps)))
@@ -117,7 +117,7 @@ def _fig1_claims(table: pd.DataFrame):
                 "fig1",
                 "Property 1 relaxation: eps tanh(eps/2) <= eps^2/2",
                 np.all(gap <= tol),
-                _worst(gap, eps, "kl_bound - kl_relaxed (positive = fails)"),
+                _worst(gap, eps, "kl_bound - kl_relaxed, holds if <= 0,"),
             )
         )
     return out
@@ -134,7 +134,7 @@ def _fig2_claims(table: pd.DataFrame):
             "Lemma 2: the tight delta (eq. 28) is at most the relaxed delta sqrt(2 eps_mi) (eq. 27)",
             np.all(tight <= relaxed + 1e-12),
             f"{len(eps)} eps_mi values in [{eps.min():.4g}, {eps.max():.4g}]; "
-            + _worst(tight - relaxed, eps, "delta_tight - delta_relaxed (positive = fails)"),
+            + _worst(tight - relaxed, eps, "delta_tight - delta_relaxed, holds if <= 0,"),
         )
     ]
     # Tightness (Appendix C): the binary symmetric channel with crossover (1 - delta_tight) / 2 has
