@@ -73,6 +73,8 @@ def paper_targets(paper):
 
 def all_targets():
     targets = ["results/data/adult.csv"]
+    if "empirical-pml" in config["papers"]:
+        targets.append("results/empirical-pml/adult_estimates.csv")
     for paper in config["papers"]:
         targets.extend(paper_targets(paper))
     return targets
