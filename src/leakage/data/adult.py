@@ -399,10 +399,10 @@ def parse_raw(data_path: str | Path, test_path: str | Path) -> pd.DataFrame:
 
     Records of ``adult.data`` first, then ``adult.test``; blank lines and the test file's header
     line dropped, fields stripped, the test file's trailing ``.`` on income removed, ``?`` -> missing
-    (None). Integer columns as int64. A malformed line raises ``ValueError`` naming file and line.
+    (NaN). Integer columns as int64. A malformed line raises ``ValueError`` naming file and line.
     """
     rows = _parse_raw_file(data_path, test_file=False) + _parse_raw_file(test_path, test_file=True)
-    table = pd.DataFrame(rows, columns=COLUMNS, dtype=object)
+    table = pd.DataFrame(rows, columns=COLUMNS)
     for column in INTEGER_COLUMNS:
         try:
             table[column] = pd.to_numeric(table[column], errors="raise").astype("int64")
