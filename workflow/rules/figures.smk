@@ -10,18 +10,6 @@ wildcard_constraints:
     figure=r"fig[0-9]+[a-z]?",
 
 
-def _figure_inputs(wildcards):
-    inputs = {"code": math_code(wildcards.paper)}
-    inputs.update(FIGURE_INPUTS.get((wildcards.paper, wildcards.figure), {}))
-    return inputs
-
-
-def _resource(name, default):
-    return lambda wildcards: FIGURE_RESOURCES.get((wildcards.paper, wildcards.figure), {}).get(
-        name, default
-    )
-
-
 rule table:
     input:
         unpack(_figure_inputs),
