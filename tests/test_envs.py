@@ -103,7 +103,8 @@ def test_every_rule_that_runs_code_names_the_conda_env():
             seen.append(name)
             runs = re.search(r"^\s+(script|shell|run|notebook|wrapper):", body, flags=re.M)
             if runs:
-                assert re.search(r"^\s+conda:\s*\n\s+ENV\b", body, flags=re.M), f"rule {name} ({path.name}) has no conda: ENV"
+                conda = re.search(r"^\s+conda:\s*\n\s+ENV\b", body, flags=re.M)
+                assert conda, f"rule {name} ({path.name}) has no conda: ENV"
     assert {"adult", "adult_estimates", "table", "plot", "claims", "all"} <= set(seen)
 
 
