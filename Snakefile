@@ -10,6 +10,9 @@ configfile: "config.yaml"
 
 
 validate(config, "workflow/schemas/config.schema.yaml")
+# Defaults inside a section are not filled through the cross-file $ref: fill them section by section.
+for section in [key for key, value in config.items() if isinstance(value, dict)]:
+    validate(config[section], f"workflow/schemas/{section}.schema.yaml")
 
 
 report: "workflow/report/workflow.rst"

@@ -63,6 +63,20 @@ def plot_code(paper):
     ]
 
 
+def _figure_inputs(wildcards):
+    """The maths code and the data files a figure's table job reads (used in figures.smk)."""
+    inputs = {"code": math_code(wildcards.paper)}
+    inputs.update(FIGURE_INPUTS.get((wildcards.paper, wildcards.figure), {}))
+    return inputs
+
+
+def _resource(name, default):
+    """A resource of a figure's table job, from FIGURE_RESOURCES or the default (figures.smk)."""
+    return lambda wildcards: FIGURE_RESOURCES.get((wildcards.paper, wildcards.figure), {}).get(
+        name, default
+    )
+
+
 def paper_targets(paper):
     figs = FIGURES.get(paper, [])
     out = [f"results/{paper}/{f}.{ext}" for f in figs for ext in ("csv", "pdf", "png")]
@@ -73,6 +87,8 @@ def paper_targets(paper):
 
 def all_targets():
     targets = ["results/data/adult.csv"]
+    if "empirical-pml" in config["papers"]:
+        targets.append("results/empirical-pml/adult_estimates.csv")
     for paper in config["papers"]:
         targets.extend(paper_targets(paper))
     return targets

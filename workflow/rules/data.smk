@@ -1,1 +1,38 @@
-# UCI Adult: acquire, verify, write results/data/adult.csv (specs/adult.md).
+# UCI Adult: acquire, verify, write results/data/adult.csv (specs/adult.md), and the empirical
+# distribution of its binary features (empirical-pml, Sec. VI-C1). The work is in leakage.data.adult.
+
+
+rule adult:
+    input:
+        code=["src/leakage/data/adult.py"],
+    output:
+        table="results/data/adult.csv",
+        provenance="results/data/adult_provenance.json",
+    params:
+        settings=config["adult"],
+    resources:
+        mem_mb=1000,
+        runtime=20,
+    log:
+        "logs/data/adult.log",
+    conda:
+        ENV
+    script:
+        "../scripts/adult.py"
+
+
+rule adult_estimates:
+    input:
+        table="results/data/adult.csv",
+        code=["src/leakage/data/adult.py", "src/leakage/estimation.py"],
+    output:
+        estimates="results/empirical-pml/adult_estimates.csv",
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    log:
+        "logs/empirical-pml/adult_estimates.log",
+    conda:
+        ENV
+    script:
+        "../scripts/adult_estimates.py"

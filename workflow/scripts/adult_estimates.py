@@ -1,0 +1,8 @@
+"""P̂ of the binary Adult features over all records: results/empirical-pml/adult_estimates.csv (thin)."""
+
+import contextlib
+
+from leakage.data.adult import binary_feature_estimates, read_adult, save_csv
+
+with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
+    save_csv(binary_feature_estimates(read_adult(snakemake.input.table)), snakemake.output.estimates)
