@@ -121,7 +121,7 @@ def _feasibility_lp(p: np.ndarray, mask: np.ndarray, eps: float):
         b_eq=np.ones(n_in),
         bounds=(0.0, 1.0),
         method="highs",
-        options={"primal_feasibility_tolerance": LP_FEASIBILITY_TOL, "presolve": True},
+        options={"primal_feasibility_tolerance": LP_FEASIBILITY_TOL},
     )
     if res.status == 2:
         return None
@@ -188,21 +188,23 @@ def optimal_epsilon(prior, order, k, *, tol: float = BISECTION_TOL) -> float:
 def largest_worst_case_order(prior, order, eps, *, method: str = "optimal") -> int:
     """The largest k with eps*(k) <= eps: the optimum of problem (1) of seed 003 in order terms.
 
-    ``method="optimal"`` uses eps*(k) (LP + bisection), ``"utility_safe"`` uses eps_US(k)
-    (Corollary 1). Both are non-decreasing in k (Lemma 1), so the answer is the number of k with
+    ``method="optimal"`` uses eps*(k) (one LP feasibility problem (10) at eps per k),
+    ``"utility_safe"`` uses eps_US(k) (Corollary 1). Both are non-decreasing in k (Lemma 1), so the answer is the number of k with
     eps(k) <= eps; eps >= 0 in nats; result in 1..N (eps(1) = 0).
     """
     if method not in ("optimal", "utility_safe"):
         raise ValueError(f"method must be 'optimal' or 'utility_safe', got {method!r}")
     eps = check_epsilon(eps)
-    o = check_order_matrix(order)
-    level = optimal_epsilon if method == "optimal" else utility_safe_epsilon
+    p, o, _ = _prior_order_k(prior, order, 1)
     best = 1
     for k in range(2, o.shape[1] + 1):
-        if level(prior, o, k) <= eps + 1e-12:
-            best = k
-        else:
+        if method == "utility_safe":
+            ok = utility_safe_epsilon(p, o, k) <= eps + 1e-12
+        else:  # eps*(k) <= eps iff the polytope of problem (10) at eps is non-empty: one LP
+            ok = _feasibility_lp(p, o >= k, min(eps, epsilon_max(p))) is not None
+        if not ok:
             break
+        best = k
     return best
 
 
