@@ -69,9 +69,13 @@ def column_leakage_lower_bound(prior, order, k) -> np.ndarray:
 
     Nats, one entry per output; ``inf`` where A_y is empty (the output cannot be used at all).
     """
-    mass = allowed_mass(prior, order, k)
+    p, o, k = _prior_order_k(prior, order, k)
+    return _lemma3_bound(p, o >= k)
+
+
+def _lemma3_bound(p: np.ndarray, mask: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
-        return np.maximum(-np.log(mass), 0.0)
+        return np.maximum(-np.log(p @ mask), 0.0)
 
 
 def utility_safe_mechanism(order, k) -> np.ndarray:
@@ -95,14 +99,16 @@ def utility_safe_epsilon(prior, order, k) -> float:
     return float(max(0.0, -math.log(mass[mass > 0].min())))
 
 
-def _feasibility_lp(p: np.ndarray, mask: np.ndarray, eps: float):
+def _feasibility_lp(p: np.ndarray, mask: np.ndarray, eps: float, bound: np.ndarray | None = None):
     """The polytope of problem (10) of seed 003 at level eps; returns a channel in it or None.
 
     Unknowns P(y|x) on allowed pairs of usable columns (-log P(A_y) <= eps; other columns are forced
     to zero, Sec. III-B). Constraints: rows sum to one; P(y|x) <= e^eps sum_x' P(x') P(y|x').
     """
     n_in, n_out = mask.shape
-    usable = p @ mask >= math.exp(-eps) * (1.0 - 1e-12)
+    if bound is None:
+        bound = _lemma3_bound(p, mask)
+    usable = bound <= eps + 1e-12
     var = mask & usable[None, :]
     if not np.all(var.any(axis=1)):
         return None  # some input has no output left: infeasible without asking the solver
@@ -159,20 +165,19 @@ def optimal_mechanism(prior, order, k, *, tol: float = BISECTION_TOL):
     if not tol > 0:
         raise ValueError(f"tol must be > 0 (nats), got {tol!r}")
     mask = o >= k
-    hi = utility_safe_epsilon(p, o, k)
-    best = mask / mask.sum(axis=1, keepdims=True)
-    mass = p @ mask
-    lo = max(0.0, float(-np.log(mass[mass > 0].max())))
+    bound = _lemma3_bound(p, mask)
+    hi, best = utility_safe_epsilon(p, o, k), utility_safe_mechanism(o, k)
+    lo = float(bound.min())  # some output is used, and it leaks at least its Lemma 3 bound
     if hi - lo <= tol:
         return hi, best
     # the utility-safe level is usually optimal: one LP just below it settles that case
-    trial = _feasibility_lp(p, mask, hi - tol)
+    trial = _feasibility_lp(p, mask, hi - tol, bound)
     if trial is None:
         return hi, best
     hi, best = hi - tol, trial
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
-        trial = _feasibility_lp(p, mask, mid)
+        trial = _feasibility_lp(p, mask, mid, bound)
         if trial is None:
             lo = mid
         else:
