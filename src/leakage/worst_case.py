@@ -60,7 +60,11 @@ def allowed_mass(prior, order, k) -> np.ndarray:
     Probabilities in [0, 1]; 0 for an output that no input may release.
     """
     p, o, k = _prior_order_k(prior, order, k)
-    return p @ (o >= k)
+    return _allowed_mass(p, o >= k)
+
+
+def _allowed_mass(p: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    return p @ mask
 
 
 def column_leakage_lower_bound(prior, order, k) -> np.ndarray:
@@ -75,7 +79,7 @@ def column_leakage_lower_bound(prior, order, k) -> np.ndarray:
 
 def _lemma3_bound(p: np.ndarray, mask: np.ndarray) -> np.ndarray:
     with np.errstate(divide="ignore"):
-        return np.maximum(-np.log(p @ mask), 0.0)
+        return np.maximum(-np.log(_allowed_mass(p, mask)), 0.0)
 
 
 def utility_safe_mechanism(order, k) -> np.ndarray:
@@ -95,8 +99,8 @@ def utility_safe_epsilon(prior, order, k) -> float:
     every A_y is non-empty (the paper's constraint (3)) this is Corollary 1 exactly. Needs a
     full-support prior, O with permutation rows and k in 1..N.
     """
-    mass = allowed_mass(prior, order, k)
-    return float(max(0.0, -math.log(mass[mass > 0].min())))
+    bound = column_leakage_lower_bound(prior, order, k)  # met with equality by the mechanism
+    return float(bound[np.isfinite(bound)].max())
 
 
 def _feasibility_lp(p: np.ndarray, mask: np.ndarray, eps: float, bound: np.ndarray | None = None):

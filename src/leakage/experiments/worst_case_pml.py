@@ -245,7 +245,10 @@ def check_claims(tables: dict, settings: dict):
                 if not_below.empty
                 else f"equal (gap <= {EQUAL_TOL:g}) at {len(not_below)} of {len(low)} p_low < 0.25, "
                 f"p_low in [{not_below.p_low.min():.3f}, {not_below.p_low.max():.3f}]; strictly lower only for "
-                f"p_low <= {low[low.gap > EQUAL_TOL].p_low.max():.3f} (gap up to {low.gap.max():.4f} nats)"
+                f"p_low <= {low[low.gap > EQUAL_TOL].p_low.max():.3f} (gap up to {low.gap.max():.4f} nats; there "
+                f"eps_optimal in [{low[low.gap > EQUAL_TOL].eps_optimal.min():.4f}, "
+                f"{low[low.gap > EQUAL_TOL].eps_optimal.max():.4f}], eps_utility_safe down to "
+                f"{low[low.gap > EQUAL_TOL].eps_utility_safe.min():.4f})"
                 if (low.gap > EQUAL_TOL).any()
                 else f"never strictly lower over {len(low)} p_low",
             )
