@@ -1,2 +1,8 @@
-# Paper worst-case-pml: figures registered here go through the generic rules of figures.smk.
-FIGURES["worst-case-pml"] = []
+# Paper worst-case-pml (seed 003): figures go through the generic rules of figures.smk.
+FIGURES["worst-case-pml"] = [
+    # counting query: worst-case utility vs eps (utility-safe, exponential, randomized response)
+    "fig1",
+    # optimality of the utility-safe mechanism: eps_US(k) vs the LP optimum eps*(k)
+    "fig2",
+    "fig3",
+]
