@@ -38,7 +38,7 @@ def draw_fig4(table, settings):
                 _band(ax, g, color=color(method), ls=_LINESTYLES[i % 4], marker=_MARKERS[i % 5], label=name)
         _mi_axes(ax, feature)
         ax.legend(ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=7)
-    fig.suptitle("Laplace mechanism on Adult: PML (b from (50)) vs LDP (b = 2/ε); mean ± std over iterations")
+    fig.suptitle("Laplace mechanism on Adult: PML (b from (50)) vs LDP (b = 2/ε); mean ± std over iterations", y=1.03)
     return fig
 
 
@@ -58,7 +58,7 @@ def draw_fig5(table, settings):
         _mi_axes(ax, feature)
         ax.legend(loc="best")
     eps = table.eps.iloc[0]
-    fig.suptitle(f"Laplace mechanism on Adult, ε = {eps:.4g} nats (log 2): effect of δ")
+    fig.suptitle(f"Laplace mechanism on Adult, ε = {eps:.4g} nats (log 2): effect of δ; mean ± std over iterations", y=1.03)
     return fig
 
 
@@ -88,8 +88,8 @@ def _draw_gauss(table, settings, title):
         ax.set_title(f"({panel}) σ = {sigma:g}, " + r"$\hat{P}_X$" + f" = ({p_hat:g}, {1 - p_hat:g})")
         ax.set_xlabel("ε* [nats]")
         ax.set_ylabel("δ* (probability of failure)")
-        ax.legend(loc="upper right")
-    fig.suptitle(title)
+        ax.legend(ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=7)
+    fig.suptitle(title, y=1.03)
     return fig
 
 
