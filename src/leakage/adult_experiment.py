@@ -35,6 +35,7 @@ from leakage.mechanisms import (
     ball_min_probability,
     laplace_flip_probability,
     laplace_ldp_scale,
+    laplace_mechanism,
     laplace_scale,
     threshold_release,
 )
@@ -146,8 +147,8 @@ def _tables_fast(n1, m, b, rng):
 def _tables_per_record(x, b, rng):
     """2x2 tables (K, 2, 2) of the m records ``x`` released through Y = x + b_k Z (one Z per record)."""
     z = rng.laplace(0.0, 1.0, size=x.size)  # common noise: L = b Z for every scale b
-    y = x[None, :] + b[:, None] * z[None, :]  # b = 0: no noise
-    rel = threshold_release(y)
+    # b = 0 (eps beyond eps_max of the whole ball): no noise is needed, the bit is released as is
+    rel = np.stack([threshold_release(laplace_mechanism(x, bk, rng, noise=z) if bk > 0 else x) for bk in b])
     minus = x == -1
     t = np.empty((b.size, 2, 2), dtype=np.int64)
     t[:, 0, 0] = np.sum(rel[:, minus] == -1, axis=1)
