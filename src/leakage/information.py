@@ -118,3 +118,41 @@ def rate_distortion_point(prior, distortion, slope: float, *, tol: float = 1e-12
     w = a * q[None, :]
     w /= w.sum(axis=1, keepdims=True)
     return mutual_information(w, p), float(p @ (w * d).sum(axis=1)), w
+
+
+def empirical_mutual_information_counts(counts):
+    """Empirical MI of a 2-D frequency table, nats (empirical-pml, seed 000, eq. (67)).
+
+    Î(X; Y) = sum_{i,k} f(x_i, y_k)/m log( m f(x_i, y_k) / (f(x_i) f(y_k)) ), m = total count (the
+    "N" inside the log of (67) is the number of samples m). ``counts[..., i, k]`` = f(x_i, y_k) >= 0,
+    vectorised over leading axes; each table needs m >= 1.
+    """
+    c = np.asarray(counts, dtype=float)
+    if c.ndim < 2:
+        raise ValueError(f"counts must be at least 2-D (..., |X|, |Y|), got shape {c.shape}")
+    if np.any(c < 0) or not np.all(np.isfinite(c)):
+        raise ValueError("counts must be finite and >= 0")
+    m = c.sum(axis=(-2, -1), keepdims=True)
+    if np.any(m < 1):
+        raise ValueError("counts: every table needs m >= 1 samples")
+    fx = c.sum(axis=-1, keepdims=True)
+    fy = c.sum(axis=-2, keepdims=True)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(c > 0, m * c / (fx * fy), 1.0)
+    mi = (xlogy(c, ratio) / m).sum(axis=(-2, -1))
+    mi = np.maximum(mi, 0.0)
+    return float(mi) if mi.ndim == 0 else mi
+
+
+def empirical_mutual_information(x, y) -> float:
+    """Empirical MI Î(X; Y) of paired samples (seed 000, eq. (67)), nats: the 2-D table of (x_j, y_j)
+    frequencies passed to :func:`empirical_mutual_information_counts`. Equal-length, non-empty."""
+    x = np.asarray(x)
+    y = np.asarray(y)
+    if x.ndim != 1 or x.shape != y.shape or x.size == 0:
+        raise ValueError(f"x and y must be non-empty 1-D arrays of equal length, got {x.shape}, {y.shape}")
+    _, xi = np.unique(x, return_inverse=True)
+    _, yi = np.unique(y, return_inverse=True)
+    table = np.zeros((xi.max() + 1, yi.max() + 1))
+    np.add.at(table, (xi, yi), 1.0)
+    return empirical_mutual_information_counts(table)
