@@ -23,6 +23,7 @@ failure raises ``RuntimeError`` naming the program and the solver status.
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 from dataclasses import dataclass
@@ -45,6 +46,9 @@ from leakage.validation import (
 
 #: Solvers tried in order; both ship as wheels and handle exponential cones.
 SOLVERS = ("CLARABEL", "SCS")
+
+#: Relative slack when comparing a solver's distortion with the budget (solver accuracy ~1e-8).
+_FEAS_TOL = 1e-7
 
 #: Largest database size of the explicit counting-query joint (2^n private states).
 MAX_EXPLICIT_N = 16
@@ -164,14 +168,21 @@ def maximum_information_leakage(mapping, joint) -> float:
 # ----------------------------------------------------------------------------- convex programs
 
 
+@functools.lru_cache(maxsize=1)
+def _available_solvers() -> tuple[str, ...]:
+    """The wheel solvers of :data:`SOLVERS` that cvxpy finds (looked up once: the lookup is slow)."""
+    import cvxpy as cp
+
+    installed = set(cp.installed_solvers())
+    return tuple(s for s in SOLVERS if s in installed)
+
+
 def _solve(problem, what: str) -> None:
     """Solve a cvxpy problem with the wheel solvers; raise naming the program on failure."""
     import cvxpy as cp
 
     statuses = []
-    for solver in SOLVERS:
-        if solver not in cp.installed_solvers():
-            continue
+    for solver in _available_solvers():
         try:
             problem.solve(solver=solver)
         except cp.error.SolverError as exc:
@@ -322,8 +333,9 @@ class _MaxLeakageProgram:
         return _clean_mapping(self.mapping.value)
 
 
-def _minmax_line_search(program, h_s, p_y, d, delta, tol, what, leak_of):
-    """Bisection on eps in [0, H(S)] for the smallest eps whose minimum distortion is <= delta.
+def _minmax_line_search(program, h_s, p_y, d, delta, tol, what, leak_of, lo=0.0, hi=None):
+    """Bisection on eps in [lo, hi] (default [0, H(S)]) for the smallest eps whose minimum
+    distortion is <= delta; the answer must lie in the bracket.
 
     The minimum distortion of Theorem 2 is non-increasing in eps, so {eps: D_min(eps) <= delta}
     is an interval [eps*, H(S)] (seed 004, proof of Theorem 2).
@@ -335,15 +347,16 @@ def _minmax_line_search(program, h_s, p_y, d, delta, tol, what, leak_of):
     def at(eps):  # the minimum-distortion mapping at leakage level eps: level H(S) - eps in (32)
         return program.solve(h_s - eps, f"{what}: minimum distortion at maximum leakage {eps:.6g}")
 
-    best = at(0.0)
-    if dist(best) <= delta + 1e-9:
-        return Solution(0.0, dist(best), best)
-    lo, hi = 0.0, h_s
+    if lo <= 0.0:
+        lo, best = 0.0, at(0.0)
+        if dist(best) <= delta + _FEAS_TOL * (1 + delta):
+            return Solution(0.0, dist(best), best)
+    hi = h_s if hi is None else min(hi, h_s)
     best = at(hi)
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
         m = at(mid)
-        if dist(m) <= delta + 1e-9:
+        if dist(m) <= delta + _FEAS_TOL * (1 + delta):
             hi, best = mid, m
         else:
             lo = mid
@@ -428,19 +441,34 @@ def min_max_leakage_deterministic(prior_y, cond_entropy, distortion, delta, *, t
     E d(Y, U) <= delta, working on Y only: p(u) H(S|U=u) = -sum_y p(y,u) log(p(y,u)/p(u)) +
     sum_y p(y,u) H(S|Y=y) ((38)); bisection to ``tol`` nats on the level as in Theorem 2.
     """
+    return min_max_leakage_curve(prior_y, cond_entropy, distortion, [delta], tol=tol)[0]
+
+
+def min_max_leakage_curve(prior_y, cond_entropy, distortion, deltas, *, tol: float = 1e-5) -> list:
+    """:func:`min_max_leakage_deterministic` at several budgets, one compiled program for all.
+
+    Sweeps the budgets in increasing order; the minmax leakage is non-increasing in delta, so each
+    result brackets the next line search from above (seed 004, Theorem 2 / Corollary 2). Returns the
+    :class:`Solution` list in the order of ``deltas``. Nats.
+    """
     p = check_distribution(prior_y, "prior_y")
     zeta_distribution(cond_entropy)  # validates
     h = np.asarray(cond_entropy, dtype=float)
     if h.size != p.size:
         raise ValueError(f"cond_entropy must have {p.size} entries (one per y), got {h.size}")
     d = check_distortion(distortion, p.size)
-    delta = _check_budget(delta, p, d, "the maximum-leakage program (Corollary 2)")
+    budgets = [_check_budget(x, p, d, "the maximum-leakage program (Corollary 2)") for x in deltas]
     tol = check_positive(tol, "tol")
     h_s = entropy(p) + float(p @ h)
-    return _minmax_line_search(
-        _MaxLeakageProgram(np.diag(p), d, cond_entropy=h), h_s, p, d, delta, tol,
-        "minmax leakage (Corollary 2)", lambda m: maximum_leakage_deterministic(m, p, h),
-    )
+    program = _MaxLeakageProgram(np.diag(p), d, cond_entropy=h)
+    out, upper = {}, h_s
+    for i in np.argsort(budgets, kind="stable"):
+        sol = _minmax_line_search(
+            program, h_s, p, d, budgets[i], tol, "minmax leakage (Corollary 2)",
+            lambda m: maximum_leakage_deterministic(m, p, h), hi=upper,
+        )
+        out[i], upper = sol, sol.leakage
+    return [out[i] for i in range(len(budgets))]
 
 
 # ----------------------------------------------------------------------------- counting query
@@ -621,3 +649,28 @@ def theorem4_exact_leakage(n, k, eps) -> float:
     prior = comb_prior(n, k)
     support = np.flatnonzero(prior)
     return mutual_information(_geometric_rows(support, n, eps), prior[support])
+
+
+def least_leaking_posterior(joint) -> tuple[np.ndarray, float]:
+    """The posterior q(y) = p(y | U=u) of an output u that maximises H(S | U=u), nats.
+
+    With S -> Y -> U, p(s | u) = sum_y p(s|y) q(y), so the least informative output (largest
+    H(S|U=u), i.e. smallest H(S) - H(S|U=u)) solves max_q H(sum_y p(s|y) q(y)) over the simplex:
+    a concave program in the original S-space. For Y = f(S) Corollary 2 gives q = zeta (seed 004,
+    Example 2: q(y) proportional to C(n, y) for the counting query). Returns ``(q, H(S|U=u))``.
+    """
+    import cvxpy as cp
+
+    j = check_joint(joint)
+    p_y = j.sum(axis=0)
+    if np.any(p_y <= 0):
+        raise ValueError("joint must give every y positive probability (p(s|y) is needed)")
+    s_given_y = j / p_y  # columns p(.|y)
+    keep = j.sum(axis=1) > 0
+    q = cp.Variable(p_y.size, nonneg=True)
+    problem = cp.Problem(cp.Maximize(cp.sum(cp.entr(s_given_y[keep] @ q))), [cp.sum(q) == 1])
+    _solve(problem, "least leaking posterior (max H(S|U=u), Corollary 2)")
+    qv = np.clip(q.value, 0.0, None)
+    qv /= qv.sum()
+    post = s_given_y @ qv
+    return qv, float(-xlogy(post, post).sum())
