@@ -38,14 +38,17 @@ def fig1(settings: dict, rng=None, inputs=None) -> pd.DataFrame:
     cond_h = inf.counting_query_conditional_entropy(n)
     d = DISTORTIONS[settings["distortion"]](n)
     grid = fig1_grid(settings)
+    # Corollary 1: I(S; U) = I(Y; U), Theorem 1 program; also the lower bracket of the minmax search
+    average = [inf.rate_distortion_convex(prior, d, delta).leakage for delta in grid]
     if "maximum_leakage" in settings["methods"]:  # Corollary 2 + Theorem 2 line search
-        minmax = inf.min_max_leakage_curve(prior, cond_h, d, grid, tol=settings["tol"])
+        lower = np.maximum(0.0, np.asarray(average) - 1e-6)
+        minmax = inf.min_max_leakage_curve(prior, cond_h, d, grid, tol=settings["tol"], lower=lower)
     rows = []
     for i, delta in enumerate(grid):
         for method in settings["methods"]:
             eps = np.nan
-            if method == "average_leakage":  # Corollary 1: I(S; U) = I(Y; U), Theorem 1 program
-                leak = inf.rate_distortion_convex(prior, d, delta).leakage
+            if method == "average_leakage":
+                leak = average[i]
             elif method == "maximum_leakage":
                 leak = minmax[i].leakage
             elif method == "geometric_dp":  # eps-DP mechanism at the same expected distortion
