@@ -7,7 +7,7 @@ from leakage.plots.style import color, new_figure
 LABELS = {
     "average_leakage": "minimum average leakage $I(S;U)$ (Thm. 1)",
     "maximum_leakage": r"minmax leakage $\max_u H(S)-H(S|U=u)$ (Thm. 2)",
-    "geometric_dp": r"geometric $\epsilon$-DP mechanism, $I(S;U)$",
+    "geometric_dp": r"truncated geometric $\epsilon$-DP mechanism, $I(S;U)$",
 }
 MARKERS = {"average_leakage": "o", "maximum_leakage": "s", "geometric_dp": "^"}
 
@@ -23,7 +23,7 @@ def draw_fig1(table, settings):
         ax.plot(t["distortion"], t["leakage"], marker=MARKERS[method], markersize=3,
                 color=color(method), label=LABELS[method])
     n, p = table["n"].iloc[0], table["p"].iloc[0]
-    ax.set_xlabel(r"distortion budget $\Delta$ = max $E[(Y-U)^2]$ (counts$^2$)")
+    ax.set_xlabel(r"distortion budget $\Delta$ in $E[(Y-U)^2] \leq \Delta$ (counts$^2$)")
     ax.set_ylabel("information leakage (nats)")
     ax.set_title(f"Counting query, n = {n}, p = {p:g}")
     ax.set_ylim(bottom=0)
@@ -44,7 +44,7 @@ def draw_fig2(table, settings):
     ax.set_xlabel("database size n (log scale)")
     ax.set_ylabel("average information leakage (nats)")
     eps, k = t["eps"].iloc[0], t["k"].iloc[0]
-    ax.set_title(rf"Theorem 4: $\epsilon$ = {eps:g}-DP, comb prior, k = {k}")
+    ax.set_title(rf"Theorem 4: $\epsilon$-DP with $\epsilon$ = {eps:g}, comb prior (45), k = {k}")
     ax.legend()
     return fig
 
