@@ -1,2 +1,7 @@
-# Paper statistical-inference: figures registered here go through the generic rules of figures.smk.
-FIGURES["statistical-inference"] = []
+# Paper statistical-inference (seed 004): figures go through the generic rules of figures.smk.
+FIGURES["statistical-inference"] = [
+    # counting query: minimum average / minmax leakage vs distortion, geometric DP mechanism
+    "fig1",
+    # Theorem 4: an eps-DP mechanism leaking without bound in n
+    "fig2",
+]
