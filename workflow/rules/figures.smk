@@ -73,6 +73,7 @@ rule claims:
     params:
         settings=lambda wildcards: config[wildcards.paper],
         figures=lambda wildcards: FIGURES[wildcards.paper],
+        seed=config["seed"],
     resources:
         mem_mb=1000,
         runtime=10,

@@ -12,5 +12,7 @@ with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
         figure: pd.read_csv(path, keep_default_na=False, na_values=[""])
         for figure, path in zip(snakemake.params.figures, snakemake.input.tables)
     }
-    claims = check_claims(snakemake.wildcards.paper, tables, snakemake.params.settings)
+    claims = check_claims(
+        snakemake.wildcards.paper, tables, snakemake.params.settings, seed=snakemake.params.seed
+    )
     write_claims(claims, snakemake.output.claims)

@@ -6,8 +6,9 @@ which defines
 * ``FIGURES``: ``{figure_id: function(settings, rng, inputs) -> pandas.DataFrame}``, where
   ``settings`` is the figure's section of ``config.yaml``, ``rng`` a ``numpy.random.Generator``
   private to the figure and ``inputs`` a ``{name: path}`` dict of data files;
-* ``check_claims(tables, settings) -> list[leakage.claims.Claim]``, with ``tables`` the
-  ``{figure_id: DataFrame}`` of all the paper's figures and ``settings`` the paper's config section.
+* ``check_claims(tables, settings, rng) -> list[leakage.claims.Claim]``, with ``tables`` the
+  ``{figure_id: DataFrame}`` of all the paper's figures, ``settings`` the paper's config section
+  and ``rng`` a generator private to the paper's claims.
 
 These modules only wire the concept modules (``leakage.pml``, ``leakage.information``, ...)
 together: no formula is written twice.
@@ -46,6 +47,10 @@ def compute_table(paper: str, figure: str, *, settings: dict, seed: int, inputs:
     return make(dict(settings), stream(seed, paper, figure), dict(inputs or {}))
 
 
-def check_claims(paper: str, tables: dict[str, pd.DataFrame], settings: dict):
-    """The paper's claims checked on its figure tables."""
-    return paper_module(paper).check_claims(tables, settings)
+def check_claims(paper: str, tables: dict[str, pd.DataFrame], settings: dict, *, seed: int):
+    """The paper's claims checked on its figure tables.
+
+    Checks that need random instances (e.g. a theorem on random channels) draw them from the
+    paper's own ``claims`` stream of the one config ``seed``.
+    """
+    return paper_module(paper).check_claims(tables, settings, stream(seed, paper, "claims"))

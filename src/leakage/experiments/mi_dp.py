@@ -172,7 +172,7 @@ def _fig2_claims(table: pd.DataFrame):
     return out
 
 
-def check_claims(tables, settings):
+def check_claims(tables, settings, rng=None):
     out = []
     if "fig1" in tables:
         out += _fig1_claims(tables["fig1"])

@@ -136,11 +136,8 @@ def _fig1_claims(table: pd.DataFrame, s: dict) -> list:
     return out
 
 
-def _theorem3_claims(c: dict) -> list:
-    """Theorem 3 on random channels p(U|S) with random full-support priors."""
-    from leakage.rng import stream
-
-    rng = stream(c["seed"], "statistical-inference", "claims", "theorem3")
+def _theorem3_claims(c: dict, rng) -> list:
+    """Theorem 3 on random channels p(U|S) with random full-support priors (drawn from ``rng``)."""
     ratio_dp, ratio_avg, ratio_max, worst_max = 0.0, 0.0, 0.0, 0.0
     for _ in range(c["random_channels"]):
         # concentrated Dirichlet rows keep eps_IP moderate; any channel would do
@@ -199,13 +196,13 @@ def _fig2_claims(table: pd.DataFrame, s: dict) -> list:
     ]
 
 
-def check_claims(tables: dict, settings: dict) -> list:
+def check_claims(tables: dict, settings: dict, rng) -> list:
     """Claims of seed 004 on fig1 (Examples 1-2, Theorems 1-2, Corollary 2), Theorem 3 on random
     channels, and fig2 (Theorem 4)."""
     out = []
     if "fig1" in tables:
         out += _fig1_claims(tables["fig1"], settings["fig1"])
-    out += _theorem3_claims(settings["claims"])
+    out += _theorem3_claims(settings["claims"], rng)
     if "fig2" in tables:
         out += _fig2_claims(tables["fig2"], settings["fig2"])
     return out

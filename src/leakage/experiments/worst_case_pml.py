@@ -223,7 +223,7 @@ def _equal_claim(figure: str, table: pd.DataFrame, ks, what: str):
     )
 
 
-def check_claims(tables: dict, settings: dict):
+def check_claims(tables: dict, settings: dict, rng=None):
     """The claims of FIGURES.md, checked on the figure tables."""
     out = []
     if "fig1" in tables:

@@ -11,5 +11,5 @@ from leakage.experiments.empirical_pml import bounds, noise
 FIGURES = {**bounds.FIGURES, **noise.FIGURES}
 
 
-def check_claims(tables, settings):
-    return bounds.check_claims(tables, settings) + noise.check_claims(tables, settings)
+def check_claims(tables, settings, rng=None):
+    return bounds.check_claims(tables, settings, rng) + noise.check_claims(tables, settings, rng)

@@ -239,7 +239,7 @@ def _claims_fig7(t7: pd.DataFrame, t6: pd.DataFrame, level: float = 1e-3):
     ]
 
 
-def check_claims(tables, settings):
+def check_claims(tables, settings, rng=None):
     out = []
     if "fig4" in tables:
         out += _claims_fig4(tables["fig4"])
