@@ -142,7 +142,7 @@ class _MinDistortionLP:
         self.b_eq = np.ones(m)
         self.cost = np.zeros(nvar)
         self.cost[self.i_t] = 1.0
-        self.bounds = [(0.0, 1.0)] * (nq + 2 * m) + [(0.0, 1.0)]
+        self.bounds = (0.0, 1.0)  # Q, lo, hi and t all lie in [0, 1]
 
     def solve(self, eps: float):
         x = np.exp(min(eps, 700.0))
@@ -150,7 +150,7 @@ class _MinDistortionLP:
         a.data[self._eps_pos] = -x
         res = linprog(
             self.cost, A_ub=a, b_ub=self.b_ub, A_eq=self.a_eq, b_eq=self.b_eq,
-            bounds=self.bounds, method="highs",
+            bounds=self.bounds, method="highs", options={"presolve": False},
         )
         if res.status != 0:
             raise RuntimeError(
@@ -159,7 +159,14 @@ class _MinDistortionLP:
             )
         q = res.x[: self.m * self.m].reshape(self.m, self.m)
         q = np.clip(q, 0.0, None)
+        # a column with min_i Q(j|i) ~ 0 has max_i Q(j|i) <= e^eps * 0: all-zero up to round-off
+        q[:, q.min(axis=0) <= 1e-12] = 0.0
         q /= q.sum(axis=1, keepdims=True)
+        # dD_min/d eps by LP sensitivity: the rows hi_j - x lo_j <= 0 have coefficient -x on lo_j,
+        # and dV/da_rk = -marginal_r z_k, so dV/dx = sum_j marginal_j lo_j; times dx/deps = x.
+        nq = self.m * self.m
+        marg = res.ineqlin.marginals[2 * nq : 2 * nq + self.m]
+        self.slope = float(x * marg @ res.x[self.i_lo : self.i_lo + self.m])
         return float(res.x[self.i_t]), q
 
 
@@ -199,35 +206,54 @@ class DPSolution:
     mechanism: np.ndarray
 
 
-def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, hi=None) -> DPSolution:
-    """min{eps >= 0 : D_min(eps) <= D} by Brent's method on D_min(eps) - D over a bracket.
+def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None) -> DPSolution:
+    """min{eps >= 0 : D_min(eps) <= D}: safeguarded Newton on f(eps) = D_min(eps) - D.
 
-    ``d0`` = (D_min(0), Q) may be passed to reuse it; ``hi`` is an eps known to be feasible
-    (default: Theorem 1's value, feasible for every source set since the symmetric mechanism is
-    (P, D)-valid whatever P). The answer is the smallest *evaluated* eps whose LP distortion is
-    <= D, so the returned mechanism is (P, D)-valid and reaches the returned eps.
+    f is non-increasing; its slope comes from the LP's dual values (:class:`_MinDistortionLP`).
+    A bracket [lo, hi] with f(lo) > 0 >= f(hi) is kept; a Newton step that leaves it, or a flat
+    piece (the plateau before a jump), falls back to bisection. Stops when the bracket is shorter
+    than ``tol`` or a valid eps has |f| <= tol |f'| (Newton's error estimate), so the answer is
+    within ``tol`` nats. ``d0`` = (D_min(0), Q) may be reused; ``start`` = (eps, D_min(eps),
+    slope) of a known valid eps (default: Theorem 1's value, valid for every source set since its
+    symmetric mechanism is (P, D)-valid whatever P). The returned mechanism is (P, D)-valid and
+    reaches the returned eps.
     """
     slack = 1e-10  # LP accuracy: D_min(eps) <= D + slack counts as valid
     d_zero, q_zero = d0 if d0 is not None else lp.solve(0.0)
     if d_zero <= D + slack:
         return DPSolution(0.0, q_zero)
-    if hi is None:
-        hi = float(class_i_dp_leakage(lp.m, D)) + 1e-6
-    feasible = []  # (eps, Q) with D_min(eps) <= D
-
-    def f(e):
-        if e == 0.0:
-            return d_zero - D - slack
+    if start is None:
+        hi = float(class_i_dp_leakage(lp.m, D)) + 1e-9
+        d_hi, q_hi = lp.solve(hi)
+        while d_hi > D + slack:  # pragma: no cover - guards LP round-off only
+            hi = 2 * hi + 1.0
+            d_hi, q_hi = lp.solve(hi)
+        f_hi, slope = d_hi - D, lp.slope
+    else:
+        hi, f_hi, slope = start[0], start[1] - D, start[2]
+        q_hi = None
+    lo = 0.0
+    best = (hi, q_hi, f_hi, slope)
+    e, f, g = hi, f_hi, slope
+    for _ in range(200):
+        if hi - lo <= tol or (f <= slack and -f <= tol * abs(g)):
+            break
+        step_ok = g < 0 and lo < e - f / g < hi
+        e = e - f / g if step_ok else 0.5 * (lo + hi)
         d, q = lp.solve(e)
-        if d <= D + slack:
-            feasible.append((e, q))
-        return d - D - slack
-
-    while f(hi) > 0:  # pragma: no cover - guards LP round-off only
-        hi = 2 * hi + 1.0
-    brentq(f, 0.0, hi, xtol=tol, rtol=4 * np.finfo(float).eps, maxiter=200)
-    eps, q = min(feasible, key=lambda item: item[0])
-    return DPSolution(float(eps), q)
+        f, g = d - D, lp.slope
+        if f <= slack:
+            hi = e
+            best = (e, q, f, g)
+        else:
+            lo = e
+    else:  # pragma: no cover
+        raise RuntimeError(f"dp_leakage_distortion: the search for eps*_DP(D = {D:.6g}) did not converge")
+    e, q, f, g = best
+    if q is None:  # the start point was the answer: recompute its mechanism
+        q = lp.solve(e)[0:2][1]
+    lp.last = (e, f + D, g)
+    return DPSolution(float(e), q)
 
 
 def dp_leakage_distortion(points, D, *, tol: float = EPS_TOL) -> DPSolution:
@@ -253,11 +279,11 @@ def dp_leakage_curve(points, D_values, *, tol: float = EPS_TOL) -> np.ndarray:
     lp = _MinDistortionLP(p)
     d0 = lp.solve(0.0)
     out = np.empty(ds.size)
-    hi = None
+    start = None
     for k in np.argsort(ds, kind="stable"):
-        sol = _dp_solve(lp, float(ds[k]), tol, d0=d0, hi=hi)
+        sol = _dp_solve(lp, float(ds[k]), tol, d0=d0, start=start)
         out[k] = sol.eps
-        hi = sol.eps + 2 * tol if sol.eps > 0 else None
+        start = lp.last if sol.eps > 0 else None
     return out
 
 
