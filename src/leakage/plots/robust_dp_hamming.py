@@ -23,6 +23,14 @@ SET_LABELS = {
     "class_III_b": "Class III (b)",
     "class_III_c": "Class III (c)",
 }
+#: Line style and drawing order (smaller sets on top, so a curve equal to a larger set's shows).
+SET_LINES = {
+    "class_I": ("-", 1),
+    "class_II": ("-", 5),
+    "class_III_a": ("--", 4),
+    "class_III_b": ("-.", 3),
+    "class_III_c": (":", 2),
+}
 D_LABEL = "worst-case Hamming distortion $D$ (probability)"
 
 
@@ -87,9 +95,12 @@ def _curve_axes(table, settings, *, with_mi):
     for name, rows in table.groupby("source_set", sort=False):
         rows = rows.sort_values("D")
         color, lab = SET_COLORS.get(name), SET_LABELS.get(name, name)
-        ax.plot(rows.D, rows.eps_dp, color=color, label=f"{lab}, DP leakage" if with_mi else lab)
         if with_mi:
+            ax.plot(rows.D, rows.eps_dp, color=color, label=f"{lab}, DP leakage")
             ax.plot(rows.D, rows.eps_mi, color=color, ls="--", label=f"{lab}, MI leakage")
+        else:
+            ls, z = SET_LINES.get(name, ("-", 1))
+            ax.plot(rows.D, rows.eps_dp, color=color, ls=ls, zorder=2 + z, label=lab)
     ax.set_xlabel(D_LABEL)
     ax.set_ylabel("least leakage (nats)")
     ax.set_xlim(0, (m - 1) / m * 1.02)
