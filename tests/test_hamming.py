@@ -162,3 +162,32 @@ def test_solver_failure_is_named(monkeypatch):
     monkeypatch.setattr(hamming, "linprog", lambda *a, **k: Failed())
     with pytest.raises(RuntimeError, match="min_distortion_dp: the LP .* failed: numerical"):
         dp_leakage_distortion(P6, 0.2)
+
+
+def test_bench_dp_curve_m10_class_ii(benchmark):
+    # one fig5 curve is 200+ of these; `pytest --benchmark-enable -k bench` measures
+    ds = np.linspace(0.9 / 40, 0.9, 40)
+    out = benchmark(dp_leakage_curve, SEG10, ds)
+    assert np.all(np.diff(out) <= 1e-9)  # non-increasing in D
+
+
+def test_bench_mi_curve_m10_segment(benchmark):
+    ds = np.linspace(0.9 / 10, 0.9, 10)
+    out = benchmark(mi_leakage_curve, SEG10, ds)
+    assert np.all(np.diff(out) <= 1e-7)
+
+
+def test_newton_search_matches_plain_bisection_of_the_lp():
+    # eps*_DP = min{eps : D_min(eps) <= D}: 40 halvings of [0, 12] (< 1e-11 nats) against the
+    # safeguarded-Newton search of the curve, across kinks and just below the jump
+    pts = np.array([[0.70, 0.15, 0.06, 0.04, 0.03, 0.02], [0.15, 0.70, 0.06, 0.04, 0.03, 0.02]])
+    ds = [0.02, 0.13, 0.2, 0.29999, 0.45]
+    got = dp_leakage_curve(pts, ds)
+    for d, g in zip(ds, got):
+        lo, hi = 0.0, 12.0
+        if min_distortion_dp(pts, 0.0)[0] <= d:
+            hi = 0.0
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            lo, hi = (lo, mid) if min_distortion_dp(pts, mid)[0] <= d + 1e-10 else (mid, hi)
+        assert g == pytest.approx(hi, abs=1e-6), d

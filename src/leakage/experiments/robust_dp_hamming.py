@@ -58,7 +58,17 @@ def load_source_sets(path: str) -> dict:
     return {"tables": tables, "fig1": fig1}
 
 
+def _need(settings: dict, *keys: str) -> None:
+    missing = [k for k in keys if k not in settings]
+    if missing:
+        raise ValueError(
+            f"robust-dp-hamming figure settings need {missing} (see config.yaml and "
+            f"workflow/schemas/robust-dp-hamming.schema.yaml), got {sorted(settings)}"
+        )
+
+
 def _sets_of(settings: dict, inputs: dict) -> dict:
+    _need(settings, "M", "source_sets", "n_points", "jump_offset")
     data = load_source_sets(inputs["source_sets"])
     m = int(settings["M"])
     if m not in data["tables"]:
