@@ -191,3 +191,19 @@ def test_newton_search_matches_plain_bisection_of_the_lp():
             mid = 0.5 * (lo + hi)
             lo, hi = (lo, mid) if min_distortion_dp(pts, mid)[0] <= d + 1e-10 else (mid, hi)
         assert g == pytest.approx(hi, abs=1e-6), d
+
+
+def test_mi_outer_maximisation_over_three_points_beats_a_weight_grid():
+    # the SLSQP branch (> 2 points) against a grid over the simplex of weights, each grid point
+    # solved as a single distribution (a lower bound on the max over the hull)
+    pts = np.array([[0.6, 0.3, 0.1], [0.3, 0.6, 0.1], [0.45, 0.2, 0.35]])
+    D = 0.2
+    sol = mi_leakage_distortion(pts, D)
+    valid = lambda q: max(p @ (1 - np.diag(q)) for p in pts)  # noqa: E731
+    assert valid(sol.mechanism) <= D + 1e-6
+    grid = [
+        np.array([a, b, 10 - a - b]) / 10 for a in range(11) for b in range(11 - a)
+    ]
+    prog = hamming._MinInformationProgram(pts)
+    best = max(prog.solve(w @ pts, D)[0] for w in grid)
+    assert sol.eps >= best - 1e-7
