@@ -251,7 +251,7 @@ def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None
         raise RuntimeError(f"dp_leakage_distortion: the search for eps*_DP(D = {D:.6g}) did not converge")
     e, q, f, g = best
     if q is None:  # the start point was the answer: recompute its mechanism
-        q = lp.solve(e)[0:2][1]
+        q = lp.solve(e)[1]
     lp.last = (e, f + D, g)
     return DPSolution(float(e), q)
 
