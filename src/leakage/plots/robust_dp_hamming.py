@@ -1,0 +1,126 @@
+"""robust-dp-hamming (seed 002) figures, drawn from their tables only."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from leakage.plots.style import new_figure
+
+#: Colour and legend label of each source set (the paper's names: Class I, II, III).
+SET_COLORS = {
+    "class_I": "#d62728",
+    "class_II": "#1f77b4",
+    "class_III": "#2ca02c",
+    "class_III_a": "#2ca02c",
+    "class_III_b": "#ff7f0e",
+    "class_III_c": "#9467bd",
+}
+SET_LABELS = {
+    "class_I": "Class I",
+    "class_II": "Class II",
+    "class_III": "Class III",
+    "class_III_a": "Class III (a)",
+    "class_III_b": "Class III (b)",
+    "class_III_c": "Class III (c)",
+}
+#: Line style and drawing order (smaller sets on top, so a curve equal to a larger set's shows).
+SET_LINES = {
+    "class_I": ("-", 1),
+    "class_II": ("-", 5),
+    "class_III_a": ("--", 4),
+    "class_III_b": ("-.", 3),
+    "class_III_c": (":", 2),
+}
+D_LABEL = "worst-case Hamming distortion $D$ (probability)"
+
+
+def _ternary(p):
+    """Barycentric (p1, p2, p3) -> plane: P1 at the left, P2 at the right, P3 at the top."""
+    p = np.atleast_2d(p)
+    return p[:, 1] + 0.5 * p[:, 2], np.sqrt(3) / 2 * p[:, 2]
+
+
+def _hull_order(xy):
+    """Vertices of a convex polygon in angular order around their mean."""
+    c = xy.mean(axis=0)
+    return xy[np.argsort(np.arctan2(xy[:, 1] - c[1], xy[:, 0] - c[0]))]
+
+
+def draw_fig1(table, settings):
+    fig, axes = new_figure(figsize=(4.6, 4.2))
+    ax = axes[0, 0]
+    corners = np.eye(3)
+    x, y = _ternary(np.vstack([corners, corners[:1]]))
+    ax.plot(x, y, color="black", lw=1)
+    # the boundaries P_i = P_j between the M! = 6 ordered regions (Fig. 2 of the paper)
+    for a, b in ((0, 1), (0, 2), (1, 2)):
+        end = np.full(3, 0.0)
+        end[a] = end[b] = 0.5
+        mx, my = _ternary(np.vstack([end, np.full(3, 1 / 3)]))
+        k = 3 - a - b
+        ox, oy = _ternary(corners[k])
+        ax.plot([mx[0], ox[0]], [my[0], oy[0]], color="grey", lw=0.7, ls=":")
+    ux, uy = _ternary(np.full(3, 1 / 3))
+    ax.plot(ux, uy, marker="*", color="black", ms=9, ls="none", label="uniform")
+    for name, rows in table.groupby("source_set", sort=False):
+        pts = rows[["p1", "p2", "p3"]].to_numpy(float)
+        xy = np.column_stack(_ternary(pts))
+        color = SET_COLORS.get(name)
+        cls = rows["source_class"].iloc[0] if "source_class" in rows else ""
+        lab = f"{SET_LABELS.get(name, name)} (classified {cls})" if cls else SET_LABELS.get(name, name)
+        if len(xy) >= 3:
+            poly = _hull_order(xy)
+            ax.fill(poly[:, 0], poly[:, 1], color=color, alpha=0.35, lw=1.2, ec=color, label=lab)
+        else:
+            ax.plot(xy[:, 0], xy[:, 1], color=color, lw=2.5, marker="o", ms=4, label=lab)
+    for k, (name, ha, va) in enumerate(
+        (("$P_1 = 1$", "right", "top"), ("$P_2 = 1$", "left", "top"), ("$P_3 = 1$", "center", "bottom"))
+    ):
+        cx, cy = _ternary(corners[k])
+        ax.annotate(name, (cx[0], cy[0]), ha=ha, va=va, xytext=(0, -4 if va == "top" else 4),
+                    textcoords="offset points")
+    ax.set_aspect("equal")
+    ax.set_xlim(-0.12, 1.12)
+    ax.set_ylim(-0.1, 0.95)
+    ax.axis("off")
+    ax.set_title("Source sets on the probability simplex, $M = 3$")
+    ax.legend(loc="upper left", frameon=False)
+    return fig
+
+
+def _curve_axes(table, settings, *, with_mi):
+    fig, axes = new_figure()
+    ax = axes[0, 0]
+    m = int(table.M.iloc[0])
+    for name, rows in table.groupby("source_set", sort=False):
+        rows = rows.sort_values("D")
+        color, lab = SET_COLORS.get(name), SET_LABELS.get(name, name)
+        if with_mi:
+            ax.plot(rows.D, rows.eps_dp, color=color, label=f"{lab}, DP leakage")
+            ax.plot(rows.D, rows.eps_mi, color=color, ls="--", label=f"{lab}, MI leakage")
+        else:
+            ls, z = SET_LINES.get(name, ("-", 1))
+            ax.plot(rows.D, rows.eps_dp, color=color, ls=ls, zorder=2 + z, label=lab)
+    ax.set_xlabel(D_LABEL)
+    ax.set_ylabel("least leakage (nats)")
+    ax.set_xlim(0, (m - 1) / m * 1.02)
+    ax.set_ylim(bottom=0)
+    ax.legend(frameon=False)
+    return fig, ax, m
+
+
+def draw_dp(table, settings):
+    fig, ax, m = _curve_axes(table, settings, with_mi=False)
+    ax.set_ylabel(r"DP leakage $\epsilon^*_{DP}(\mathcal{P}, D)$ (nats)")
+    ax.set_title(f"DP leakage-distortion tradeoff, $M = {m}$")
+    return fig
+
+
+def draw_mi(table, settings):
+    fig, ax, m = _curve_axes(table, settings, with_mi=True)
+    ax.set_ylabel(r"leakage $\epsilon^*_{DP}$, $\epsilon^*_{I}$ (nats)")
+    ax.set_title(f"MI vs DP leakage, $M = {m}$")
+    return fig
+
+
+PLOTS = {"fig1": draw_fig1, "fig4": draw_dp, "fig5": draw_dp, "fig6": draw_mi, "fig7": draw_mi}
