@@ -216,7 +216,7 @@ def _claims_mi(fig: str, table: pd.DataFrame) -> list:
     return out
 
 
-def check_claims(tables: dict, settings: dict) -> list:
+def check_claims(tables: dict, settings: dict, rng=None) -> list:
     """The paper's statements (specs/FIGURES.md) checked on the figure tables."""
     out = []
     if "fig1" in tables:
