@@ -3,6 +3,8 @@
 # generic rules (table, plot, claims) that every paper's figures go through.
 from pathlib import Path
 
+import yaml
+
 PAPERS = [
     "empirical-pml",
     "worst-case-pml",
@@ -22,6 +24,23 @@ FIGURE_INPUTS = {}
 FIGURE_RESOURCES = {}
 
 LIBRARY = Path(workflow.basedir) / "src" / "leakage"
+
+# paper -> {title, figures: {figure: {reproduces, look_for}}}: the captions of the report
+# (tests/test_report.py keeps it complete).
+with open(Path(workflow.basedir) / "workflow" / "report" / "figures.yaml") as _fh:
+    DESCRIPTIONS = yaml.safe_load(_fh)
+
+
+def figure_description(paper, figure):
+    """The caption fields of a figure for workflow/report/figure.rst: title, reproduces, look_for."""
+    entry = DESCRIPTIONS.get(paper, {})
+    missing = f"(no description of {paper}/{figure} in workflow/report/figures.yaml)"
+    desc = entry.get("figures", {}).get(figure, {})
+    return {
+        "title": entry.get("title", paper),
+        "reproduces": desc.get("reproduces", missing),
+        "look_for": desc.get("look_for", missing),
+    }
 
 
 def paper_module(paper):
@@ -63,16 +82,30 @@ def plot_code(paper):
     ]
 
 
+def figure_inputs(wildcards):
+    """Inputs of a figure's table rule: the mathematics it depends on and its data files."""
+    inputs = {"code": math_code(wildcards.paper)}
+    inputs.update(FIGURE_INPUTS.get((wildcards.paper, wildcards.figure), {}))
+    return inputs
+
+
+def figure_resource(name, default):
+    """A resource of a figure's table rule from FIGURE_RESOURCES, else the default."""
+    return lambda wildcards: FIGURE_RESOURCES.get((wildcards.paper, wildcards.figure), {}).get(
+        name, default
+    )
+
+
 def paper_targets(paper):
     figs = FIGURES.get(paper, [])
     out = [f"results/{paper}/{f}.{ext}" for f in figs for ext in ("csv", "pdf", "png")]
     if figs:
-        out.append(f"results/{paper}/claims.csv")
+        out += [f"results/{paper}/claims.csv", f"results/{paper}/claims.html"]
     return out
 
 
 def all_targets():
-    targets = ["results/data/adult.csv"]
+    targets = ["results/data/adult.csv", "results/data/adult_provenance.html"]
     for paper in config["papers"]:
         targets.extend(paper_targets(paper))
     return targets
