@@ -192,20 +192,20 @@ def make_project(dest: Path, papers: list[str] | None = None) -> Path:
     return dest
 
 
-def snakemake_env(project: Path) -> dict[str, str]:
-    env = dict(os.environ)
+def snakemake_env(project: Path, base: dict[str, str] | None = None) -> dict[str, str]:
+    env = dict(os.environ if base is None else base)
     env["PYTHONPATH"] = os.pathsep.join([str(project / "src"), env.get("PYTHONPATH", "")]).rstrip(os.pathsep)
     env.setdefault("MPLBACKEND", "Agg")
     return env
 
 
-def run_snakemake(project: Path, *args: str, timeout: float = 300, check: bool = True):
+def run_snakemake(project: Path, *args: str, timeout: float = 300, check: bool = True, env=None):
     """Run the real Snakemake CLI (this interpreter's) in ``project``; returns the CompletedProcess
-    with stdout and stderr merged in ``.stdout``."""
+    with stdout and stderr merged in ``.stdout``. ``env``: the environment to start from."""
     proc = subprocess.run(
         [sys.executable, "-m", "snakemake", *args],
         cwd=project,
-        env=snakemake_env(project),
+        env=snakemake_env(project, env),
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,

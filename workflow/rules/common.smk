@@ -53,8 +53,8 @@ def _library_files(sub=""):
 
 
 def math_code(paper):
-    """Library files a paper's numbers depend on: every module but the plots and the other
-    papers' experiment modules. Listed as inputs, so that a change to the mathematics reruns the
+    """Library files a paper's numbers depend on: every module but the plots, the report helpers
+    and the other papers' experiment modules. Listed as inputs, so that a change to the mathematics reruns the
     computation, while a change to plotting code does not."""
     own = (
         f"src/leakage/experiments/{paper_module(paper)}.py",
@@ -64,6 +64,7 @@ def math_code(paper):
         f
         for f in _library_files()
         if "/plots/" not in f
+        and f != "src/leakage/report.py"  # presentation only (report items, benchmarks)
         and (
             "/experiments/" not in f
             or f.startswith(own)
