@@ -19,8 +19,9 @@ import re
 import shutil
 import subprocess
 import sys
-import textwrap
 from pathlib import Path
+
+import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -147,13 +148,14 @@ def _replace_module(base: Path, mod: str, text: str) -> None:
     (base / f"{mod}.py").write_text(text)
 
 
-def make_project(dest: Path, papers: list[str] | None = None) -> Path:
-    """A runnable copy of the pipeline in ``dest`` with the fake papers (see module docstring)."""
+def make_project(dest: Path, papers: list[str] | None = None, root: Path = ROOT) -> Path:
+    """A runnable copy of the pipeline at ``root`` in ``dest`` with the fake papers (see module
+    docstring)."""
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
     ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
     for item in ("Snakefile", "workflow", "src", "envs", "profiles"):
-        src = ROOT / item
+        src = root / item
         if src.is_dir():
             shutil.copytree(src, dest / item, ignore=ignore)
         elif src.exists():
@@ -184,12 +186,59 @@ def make_project(dest: Path, papers: list[str] | None = None) -> Path:
             _PLOT.format(paper=paper, figures=_module_dict(figures, "_draw")),
         )
         sections[paper] = {f: {"points": 5} for f in figures}
-    (dest / "workflow" / "rules" / "data.smk").write_text(_DATA_RULE)
-    (dest / "workflow" / "scripts" / "adult_sample.py").write_text(_DATA_SCRIPT)
-    write_adult_sample(dest / "adult_sample")
     config = {"seed": 1, "papers": papers if papers is not None else list(FAKE_FIGURES), **sections}
+    sample = dest / "adult_sample"
+    if _has_real_data_rule(dest):
+        # the project's own Adult step, on the shipped raw sample (or a generated one), verified
+        # against digests and counts computed here
+        if (root / "tests" / "data" / "adult_sample" / "adult.data").is_file():
+            sample.mkdir()
+            for name in ("adult.data", "adult.test"):
+                shutil.copy2(root / "tests" / "data" / "adult_sample" / name, sample / name)
+        else:
+            write_adult_sample(sample)
+        config["adult"] = _adult_settings(dest, sample)
+    else:  # no data rule yet: a stand-in rule with the same outputs
+        (dest / "workflow" / "rules" / "data.smk").write_text(_DATA_RULE)
+        (dest / "workflow" / "scripts" / "adult_sample.py").write_text(_DATA_SCRIPT)
+        write_adult_sample(sample)
     (dest / "config.yaml").write_text(json.dumps(config, indent=2) + "\n")
     return dest
+
+
+def _has_real_data_rule(project: Path) -> bool:
+    smk = (project / "workflow" / "rules" / "data.smk").read_text()
+    schema = yaml.safe_load((project / "workflow" / "schemas" / "adult.schema.yaml").read_text())
+    return "rule adult:" in smk and "path" in (schema.get("properties") or {})
+
+
+def _adult_settings(project: Path, sample: Path) -> dict:
+    """The adult config section for a local sample: only local source, the sample's sizes and
+    digests, and its counts (parsed here, independently of the library)."""
+    props = yaml.safe_load((project / "workflow" / "schemas" / "adult.schema.yaml").read_text())["properties"]
+    settings = {"path": str(sample), "sources": ["local"]}
+    if "digests" in props:
+        settings["digests"] = {
+            name: {
+                "bytes": (sample / name).stat().st_size,
+                "md5": hashlib.md5((sample / name).read_bytes()).hexdigest(),
+                "sha256": hashlib.sha256((sample / name).read_bytes()).hexdigest(),
+            }
+            for name in ("adult.data", "adult.test")
+        }
+    if "expected" in props:
+        rows = [
+            [c.strip() for c in line.split(",")]
+            for name in ("adult.data", "adult.test")
+            for line in (sample / name).read_text().splitlines()
+            if line.strip() and not line.startswith("|")
+        ]
+        settings["expected"] = {
+            "rows": len(rows),
+            "income_over_50k": sum(r[14].rstrip(".") == ">50K" for r in rows),
+            "female": sum(r[9] == "Female" for r in rows),
+        }
+    return settings
 
 
 def snakemake_env(project: Path, base: dict[str, str] | None = None) -> dict[str, str]:

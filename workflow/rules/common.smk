@@ -54,8 +54,8 @@ def _library_files(sub=""):
 
 def math_code(paper):
     """Library files a paper's numbers depend on: every module but the plots, the report helpers
-    and the other papers' experiment modules. Listed as inputs, so that a change to the mathematics reruns the
-    computation, while a change to plotting code does not."""
+    and the other papers' experiment modules. Listed as inputs, so that a change to the
+    mathematics reruns the computation, while a change to plotting code does not."""
     own = (
         f"src/leakage/experiments/{paper_module(paper)}.py",
         f"src/leakage/experiments/{paper_module(paper)}/",
@@ -83,15 +83,15 @@ def plot_code(paper):
     ]
 
 
-def figure_inputs(wildcards):
-    """Inputs of a figure's table rule: the mathematics it depends on and its data files."""
+def _figure_inputs(wildcards):
+    """The maths code and the data files a figure's table job reads (used in figures.smk)."""
     inputs = {"code": math_code(wildcards.paper)}
     inputs.update(FIGURE_INPUTS.get((wildcards.paper, wildcards.figure), {}))
     return inputs
 
 
-def figure_resource(name, default):
-    """A resource of a figure's table rule from FIGURE_RESOURCES, else the default."""
+def _resource(name, default):
+    """A resource of a figure's table job, from FIGURE_RESOURCES or the default (figures.smk)."""
     return lambda wildcards: FIGURE_RESOURCES.get((wildcards.paper, wildcards.figure), {}).get(
         name, default
     )
@@ -106,7 +106,8 @@ def paper_targets(paper):
 
 
 def all_targets():
-    targets = ["results/data/adult.csv", "results/data/adult_provenance.html"]
+    targets = ["results/data/adult.csv"]
     for paper in config["papers"]:
         targets.extend(paper_targets(paper))
+    targets.append("results/data/adult_provenance.html")  # report item
     return targets

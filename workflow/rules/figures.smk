@@ -12,16 +12,16 @@ wildcard_constraints:
 
 rule table:
     input:
-        unpack(figure_inputs),
+        unpack(_figure_inputs),
     output:
         table="results/{paper}/{figure}.csv",
     params:
         settings=lambda wildcards: config[wildcards.paper][wildcards.figure],
         seed=config["seed"],
-    threads: figure_resource("threads", 1)
+    threads: _resource("threads", 1)
     resources:
-        mem_mb=figure_resource("mem_mb", 2000),
-        runtime=figure_resource("runtime", 30),
+        mem_mb=_resource("mem_mb", 2000),
+        runtime=_resource("runtime", 30),
     log:
         "logs/{paper}/{figure}_table.log",
     benchmark:
