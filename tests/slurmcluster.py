@@ -18,6 +18,7 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+CLUSTER_NAME = "leakagetest"
 PACKAGES = ["slurmctld", "slurmd", "munge", "slurm-client"]
 COMMANDS = ["munged", "slurmctld", "slurmd", "sbatch", "squeue", "sinfo"]
 
@@ -37,11 +38,26 @@ def cannot_run_reason() -> str | None:
     """Why a SLURM cluster cannot be started here (None if it can)."""
     if os.name != "posix" or os.geteuid() != 0:
         return "needs root (starts munged, slurmctld and slurmd)"
+    if _stale_test_link():
+        SYSTEM_CONF.unlink()  # left by a test run that was killed before its teardown
     if SYSTEM_CONF.exists() or SYSTEM_CONF.is_symlink():
         return f"{SYSTEM_CONF} exists (a real SLURM installation?): not starting a test cluster over it"
     if missing_commands() and shutil.which("apt-get") is None:
         return f"SLURM commands {missing_commands()} missing and no apt-get to install them"
     return None
+
+
+def _stale_test_link() -> bool:
+    """SYSTEM_CONF is a link to a test cluster's configuration that is gone or not in use."""
+    if not SYSTEM_CONF.is_symlink():
+        return False
+    target = SYSTEM_CONF.resolve()
+    if not target.exists():
+        return True
+    text = target.read_text(errors="replace")
+    pid_file = target.parent / "slurmctld.pid"
+    alive = pid_file.exists() and Path(f"/proc/{pid_file.read_text().strip()}").exists()
+    return f"ClusterName={CLUSTER_NAME}" in text and not alive
 
 
 def install(timeout: float = 300) -> float:
@@ -120,7 +136,7 @@ def start(root: Path, timeout: float = 60) -> Cluster:
     conf.write_text(
         "\n".join(
             [
-                "ClusterName=leakagetest",
+                f"ClusterName={CLUSTER_NAME}",
                 f"SlurmctldHost={hostname}(127.0.0.1)",
                 f"SlurmctldPort={_free_port()}",
                 f"SlurmdPort={_free_port()}",

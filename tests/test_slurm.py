@@ -112,3 +112,16 @@ def _submitted(out):
         int(slurm_id): rules_of_job[jobid]
         for jobid, slurm_id in re.findall(r"Job (\d+) has been submitted with SLURM jobid (\d+)", out)
     }
+
+
+def test_skips_with_a_reason_when_not_root(monkeypatch):
+    monkeypatch.setattr(slurmcluster.os, "geteuid", lambda: 1000)
+    assert "root" in slurmcluster.cannot_run_reason()
+
+
+def test_skips_with_a_reason_without_slurm_and_apt(monkeypatch):
+    monkeypatch.setattr(slurmcluster.os, "geteuid", lambda: 0)
+    monkeypatch.setattr(slurmcluster.shutil, "which", lambda name: None)
+    monkeypatch.setattr(slurmcluster, "SYSTEM_CONF", slurmcluster.Path("/nonexistent/slurm.conf"))
+    reason = slurmcluster.cannot_run_reason()
+    assert "apt-get" in reason and "sbatch" in reason
