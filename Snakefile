@@ -26,6 +26,7 @@ include: "workflow/rules/robust-dp-hamming.smk"
 include: "workflow/rules/statistical-inference.smk"
 include: "workflow/rules/mi-dp.smk"
 include: "workflow/rules/figures.smk"
+include: "workflow/rules/report.smk"
 
 
 rule all:

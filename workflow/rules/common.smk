@@ -3,6 +3,8 @@
 # generic rules (table, plot, claims) that every paper's figures go through.
 from pathlib import Path
 
+import yaml
+
 PAPERS = [
     "empirical-pml",
     "worst-case-pml",
@@ -23,6 +25,23 @@ FIGURE_RESOURCES = {}
 
 LIBRARY = Path(workflow.basedir) / "src" / "leakage"
 
+# paper -> {title, figures: {figure: {reproduces, look_for}}}: the captions of the report
+# (tests/test_report.py keeps it complete).
+with open(Path(workflow.basedir) / "workflow" / "report" / "figures.yaml") as _fh:
+    DESCRIPTIONS = yaml.safe_load(_fh)
+
+
+def figure_description(paper, figure):
+    """The caption fields of a figure for workflow/report/figure.rst: title, reproduces, look_for."""
+    entry = DESCRIPTIONS.get(paper, {})
+    missing = f"(no description of {paper}/{figure} in workflow/report/figures.yaml)"
+    desc = entry.get("figures", {}).get(figure, {})
+    return {
+        "title": entry.get("title", paper),
+        "reproduces": desc.get("reproduces", missing),
+        "look_for": desc.get("look_for", missing),
+    }
+
 
 def paper_module(paper):
     """The Python module name of a paper key (empirical-pml -> empirical_pml)."""
@@ -34,9 +53,9 @@ def _library_files(sub=""):
 
 
 def math_code(paper):
-    """Library files a paper's numbers depend on: every module but the plots and the other
-    papers' experiment modules. Listed as inputs, so that a change to the mathematics reruns the
-    computation, while a change to plotting code does not."""
+    """Library files a paper's numbers depend on: every module but the plots, the report helpers
+    and the other papers' experiment modules. Listed as inputs, so that a change to the
+    mathematics reruns the computation, while a change to plotting code does not."""
     own = (
         f"src/leakage/experiments/{paper_module(paper)}.py",
         f"src/leakage/experiments/{paper_module(paper)}/",
@@ -45,6 +64,7 @@ def math_code(paper):
         f
         for f in _library_files()
         if "/plots/" not in f
+        and f != "src/leakage/report.py"  # presentation only (report items, benchmarks)
         and (
             "/experiments/" not in f
             or f.startswith(own)
@@ -63,11 +83,25 @@ def plot_code(paper):
     ]
 
 
+def _figure_inputs(wildcards):
+    """The maths code and the data files a figure's table job reads (used in figures.smk)."""
+    inputs = {"code": math_code(wildcards.paper)}
+    inputs.update(FIGURE_INPUTS.get((wildcards.paper, wildcards.figure), {}))
+    return inputs
+
+
+def _resource(name, default):
+    """A resource of a figure's table job, from FIGURE_RESOURCES or the default (figures.smk)."""
+    return lambda wildcards: FIGURE_RESOURCES.get((wildcards.paper, wildcards.figure), {}).get(
+        name, default
+    )
+
+
 def paper_targets(paper):
     figs = FIGURES.get(paper, [])
     out = [f"results/{paper}/{f}.{ext}" for f in figs for ext in ("csv", "pdf", "png")]
     if figs:
-        out.append(f"results/{paper}/claims.csv")
+        out += [f"results/{paper}/claims.csv", f"results/{paper}/claims.html"]
     return out
 
 
@@ -77,6 +111,7 @@ def all_targets():
         targets.append("results/empirical-pml/adult_estimates.csv")
     for paper in config["papers"]:
         targets.extend(paper_targets(paper))
+    targets.append("results/data/adult_provenance.html")  # report item
     return targets
 
 

@@ -18,7 +18,7 @@ rule table:
     params:
         settings=lambda wildcards: config[wildcards.paper][wildcards.figure],
         seed=config["seed"],
-    threads: 1
+    threads: _resource("threads", 1)
     resources:
         mem_mb=figure_resource("mem_mb", 2000),
         runtime=figure_resource("runtime", 30),
@@ -42,15 +42,20 @@ rule plot:
             "results/{paper}/{figure}.png",
             caption="../report/figure.rst",
             category="{paper}",
-            labels={"paper": "{paper}", "figure": "{figure}"},
+            subcategory="figures",
+            labels={"figure": "{figure}"},
         ),
     params:
         settings=lambda wildcards: config[wildcards.paper][wildcards.figure],
+        # the caption's text (workflow/report/figures.yaml); not used by the drawing
+        description=lambda wildcards: figure_description(wildcards.paper, wildcards.figure),
     resources:
         mem_mb=1000,
         runtime=10,
     log:
         "logs/{paper}/{figure}_plot.log",
+    benchmark:
+        "benchmarks/{paper}/{figure}_plot.tsv"
     conda:
         ENV
     script:
@@ -64,12 +69,7 @@ rule claims:
         ),
         code=lambda wildcards: math_code(wildcards.paper),
     output:
-        claims=report(
-            "results/{paper}/claims.csv",
-            caption="../report/claims.rst",
-            category="{paper}",
-            labels={"paper": "{paper}", "figure": "claims"},
-        ),
+        claims="results/{paper}/claims.csv",
     params:
         settings=lambda wildcards: config[wildcards.paper],
         figures=lambda wildcards: FIGURES[wildcards.paper],
@@ -79,6 +79,8 @@ rule claims:
         runtime=10,
     log:
         "logs/{paper}/claims.log",
+    benchmark:
+        "benchmarks/{paper}/claims.tsv"
     conda:
         ENV
     script:
