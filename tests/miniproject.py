@@ -44,7 +44,7 @@ def _table(settings, rng, inputs):
 FIGURES = {figures}
 
 
-def check_claims(tables, settings):
+def check_claims(tables, settings, rng=None):
     out = []
     for fig, t in sorted(tables.items()):
         out.append(check(fig, "y stays below 2", (t["y"] < 2).all(), f"max y = {{t['y'].max():.3f}}"))

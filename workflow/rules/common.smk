@@ -83,20 +83,6 @@ def plot_code(paper):
     ]
 
 
-def _figure_inputs(wildcards):
-    """The maths code and the data files a figure's table job reads (used in figures.smk)."""
-    inputs = {"code": math_code(wildcards.paper)}
-    inputs.update(FIGURE_INPUTS.get((wildcards.paper, wildcards.figure), {}))
-    return inputs
-
-
-def _resource(name, default):
-    """A resource of a figure's table job, from FIGURE_RESOURCES or the default (figures.smk)."""
-    return lambda wildcards: FIGURE_RESOURCES.get((wildcards.paper, wildcards.figure), {}).get(
-        name, default
-    )
-
-
 def paper_targets(paper):
     figs = FIGURES.get(paper, [])
     out = [f"results/{paper}/{f}.{ext}" for f in figs for ext in ("csv", "pdf", "png")]

@@ -15,6 +15,8 @@ rule adult:
         runtime=20,
     log:
         "logs/data/adult.log",
+    benchmark:
+        "benchmarks/data/adult.tsv"
     conda:
         ENV
     script:
@@ -32,6 +34,8 @@ rule adult_estimates:
         runtime=5,
     log:
         "logs/empirical-pml/adult_estimates.log",
+    benchmark:
+        "benchmarks/empirical-pml/adult_estimates.tsv"
     conda:
         ENV
     script:

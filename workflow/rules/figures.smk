@@ -18,7 +18,7 @@ rule table:
     params:
         settings=lambda wildcards: config[wildcards.paper][wildcards.figure],
         seed=config["seed"],
-    threads: _resource("threads", 1)
+    threads: figure_resource("threads", 1)
     resources:
         mem_mb=figure_resource("mem_mb", 2000),
         runtime=figure_resource("runtime", 30),
