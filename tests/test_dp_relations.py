@@ -8,8 +8,8 @@ import math
 import numpy as np
 import pytest
 
+from leakage.dp import randomized_response
 from leakage.dp_relations import (
-    binary_randomized_response,
     check_mechanism,
     delta_dp_level,
     delta_from_mi_dp,
@@ -54,14 +54,14 @@ def neighbour_pairs(shape):
 
 @pytest.mark.parametrize("eps", [0.0, 0.1, 1.0, 3.0])
 def test_randomized_response_is_exactly_eps_dp(eps):
-    w = binary_randomized_response(eps)
+    w = randomized_response(2, eps)
     keep = math.exp(eps) / (1 + math.exp(eps))
     np.testing.assert_allclose(w, [[keep, 1 - keep], [1 - keep, keep]], rtol=0, atol=1e-15)
     assert dp_epsilon(w) == pytest.approx(eps, abs=1e-12)
 
 
 def test_randomized_response_infinite_eps_is_identity():
-    np.testing.assert_array_equal(binary_randomized_response(math.inf), np.eye(2))
+    np.testing.assert_array_equal(randomized_response(2, math.inf), np.eye(2))
 
 
 @pytest.mark.parametrize("k,e", [(2, 0.0), (2, 0.3), (3, 0.5), (5, 0.9), (4, 1.0)])
@@ -195,7 +195,7 @@ def test_property_1_tight_on_randomized_response():
     # KL between the two rows of RR, written out: (2p - 1) eps with p = e^eps / (1 + e^eps).
     for eps in np.linspace(0.05, 5, 40):
         p = math.exp(eps) / (1 + math.exp(eps))
-        assert kl_dp_level(binary_randomized_response(eps)) == pytest.approx((2 * p - 1) * eps, rel=1e-12)
+        assert kl_dp_level(randomized_response(2, eps)) == pytest.approx((2 * p - 1) * eps, rel=1e-12)
 
 
 @pytest.mark.parametrize("shape,out", [((2,), 2), ((3,), 4), ((5,), 3), ((2, 2), 3), ((3, 2), 2)])
@@ -281,9 +281,9 @@ def test_lemma_2_on_erasure_channels():
 # ----------------------------------------------------------------------------- bad input
 
 
-@pytest.mark.parametrize("fn", [kl_dp_bound, kl_dp_bound_relaxed, binary_randomized_response])
+@pytest.mark.parametrize("fn", [kl_dp_bound, kl_dp_bound_relaxed, lambda eps: randomized_response(2, eps)])
 def test_negative_eps_rejected(fn):
-    with pytest.raises(ValueError, match=r"eps must be in \[0"):
+    with pytest.raises(ValueError, match=r"eps(_ldp)? must be in \[0"):
         fn(-0.1)
 
 

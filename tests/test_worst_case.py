@@ -9,7 +9,7 @@ import pytest
 from scipy.optimize import nnls
 
 import leakage.worst_case as wc
-from leakage.dp import ldp_epsilon
+from leakage.dp import ldp_epsilon, randomized_response
 from leakage.pml import epsilon_max, epsilon_min, pointwise_maximal_leakage
 from leakage.utility import circulant_order_matrix, worst_case_order
 from leakage.worst_case import (
@@ -23,7 +23,6 @@ from leakage.worst_case import (
     optimal_mechanism,
     pml_exponential_mechanism,
     pml_randomized_response,
-    randomized_response,
     utility_safe_epsilon,
     utility_safe_mechanism,
     utility_safe_mechanism_for,

@@ -28,7 +28,7 @@ every measure that is defined over neighbouring pairs is a maximum over these ch
 
 Relations: Property 1 (``kl_dp_bound``, ``kl_dp_bound_relaxed``), Lemma 1 (``dp_sandwich``),
 Lemma 2 (``delta_from_mi_dp``, ``delta_from_mi_dp_relaxed``). Examples: binary randomized response
-(``binary_randomized_response``), Example 3.3 (``erasure_channel``, ``erasure_channel_capacity``).
+(``leakage.dp.randomized_response`` with N = 2), Example 3.3 (``erasure_channel``, ``erasure_channel_capacity``).
 All quantities are in nats.
 """
 
@@ -85,15 +85,6 @@ def neighbour_channels(mechanism) -> Iterator[tuple[int, tuple[int, ...], np.nda
         moved = np.moveaxis(m, i, -2)  # (..., |X_i|, |Y|) with the other entries in front
         for x_rest in itertools.product(*(range(s) for s in moved.shape[:-2])):
             yield i, x_rest, moved[x_rest]
-
-
-def binary_randomized_response(eps) -> np.ndarray:
-    """Binary randomized response at eps-DP: keep the bit with probability e^eps / (1 + e^eps),
-    flip it with probability 1 / (1 + e^eps); a binary symmetric channel, eps >= 0 nats
-    (seed 001 Sec. 3, the extreme pair of Property 1's proof, Appendix A)."""
-    eps = check_epsilon(eps)
-    flip = 0.0 if math.isinf(eps) else 1.0 / (1.0 + math.exp(eps))
-    return np.array([[1.0 - flip, flip], [flip, 1.0 - flip]])
 
 
 def erasure_channel(alphabet_size, erasure_prob) -> np.ndarray:

@@ -23,6 +23,7 @@ import math
 import numpy as np
 from scipy.optimize import linprog
 
+from leakage.dp import randomized_response
 from leakage.pml import epsilon_max
 from leakage.utility import check_order_matrix, check_threshold, utility_order_matrix
 from leakage.validation import _as_float_array, check_count, check_distribution, check_epsilon
@@ -232,21 +233,6 @@ def ldp_epsilon_for_pml(prior, eps) -> float:
     if eps >= epsilon_max(p) or p_min >= 1.0:
         return math.inf
     return float(eps + math.log1p(-p_min) - math.log1p(-p_min * math.exp(eps)))
-
-
-def randomized_response(n_outputs, eps_ldp) -> np.ndarray:
-    """N-ary randomized response, eps'-LDP (seed 003, Sec. IV-A; Kairouz et al.).
-
-    P(y|x) = e^eps' / (e^eps' + N - 1) if y = x, else 1 / (e^eps' + N - 1); eps' >= 0 in nats
-    (``inf`` gives the identity). N >= 1.
-    """
-    n = check_count(n_outputs, "n_outputs", low=1)
-    eps_ldp = check_epsilon(eps_ldp, "eps_ldp")
-    if math.isinf(eps_ldp):
-        return np.eye(n)
-    # divide through by e^eps' for stability at large eps'
-    off = math.exp(-eps_ldp)
-    return (np.eye(n) + off * (1.0 - np.eye(n))) / (1.0 + (n - 1) * off)
 
 
 def utility_sensitivity(utility) -> float:

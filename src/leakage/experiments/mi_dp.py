@@ -17,8 +17,8 @@ import numpy as np
 import pandas as pd
 
 from leakage.claims import check
+from leakage.dp import randomized_response
 from leakage.dp_relations import (
-    binary_randomized_response,
     delta_dp_level,
     delta_from_mi_dp,
     delta_from_mi_dp_relaxed,
@@ -42,7 +42,7 @@ def grid(upper: float, n_points: int) -> np.ndarray:
 def fig1(settings, rng, inputs):
     rows = []
     for eps in grid(float(settings["eps_max"]), int(settings["n_points"])):
-        w = binary_randomized_response(eps)
+        w = randomized_response(2, eps)
         values = {
             "eps_dp": dp_epsilon(w),
             "kl_bound": kl_dp_bound(eps),
