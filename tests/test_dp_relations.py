@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from leakage.dp import randomized_response
+from leakage.information import total_variation
 from leakage.dp_relations import (
     check_mechanism,
     delta_dp_level,
@@ -23,7 +24,6 @@ from leakage.dp_relations import (
     kl_dp_level,
     mi_dp_level,
     neighbour_channels,
-    total_variation,
 )
 
 LOG2 = math.log(2)

@@ -1,14 +1,10 @@
 """The report's pieces: figure descriptions, claims and provenance HTML, benchmark summary; and the
 report built by the real Snakemake CLI on a small copy of the pipeline."""
 
-import html
-import json
 import os
 import re
 import subprocess
 import sys
-import zipfile
-from pathlib import Path
 
 import pandas as pd
 import pytest

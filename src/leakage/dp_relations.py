@@ -43,11 +43,10 @@ import numpy as np
 from scipy.special import rel_entr
 
 from leakage.dp import ldp_epsilon
-from leakage.information import binary_entropy_inverse, channel_capacity
+from leakage.information import binary_entropy_inverse, channel_capacity, total_variation
 from leakage.validation import (
     check_channel,
     check_count,
-    check_distribution,
     check_epsilon,
     check_probability,
     check_scalar,
@@ -108,16 +107,6 @@ def erasure_channel_capacity(alphabet_size, erasure_prob) -> float:
 
 
 # ----------------------------------------------------------------------------- measures
-
-
-def total_variation(p, q) -> float:
-    """Total variation distance TV(P, Q) = max_A |P(A) - Q(A)| = (1/2) sum_y |P(y) - Q(y)|,
-    in [0, 1] (seed 001, eq. 8: (0, delta)-closeness is TV <= delta)."""
-    p = check_distribution(p, "p")
-    q = check_distribution(q, "q")
-    if p.size != q.size:
-        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
-    return float(0.5 * np.abs(p - q).sum())
 
 
 def dp_epsilon(mechanism) -> float:

@@ -61,6 +61,16 @@ def max_divergence(p, q) -> float:
     return float(np.log(np.max(p[s] / q[s])))
 
 
+def total_variation(p, q) -> float:
+    """Total variation distance TV(P, Q) = max_A |P(A) - Q(A)| = (1/2) sum_y |P(y) - Q(y)|,
+    in [0, 1] (seed 001, eq. 8: (0, delta)-closeness is TV <= delta)."""
+    p = check_distribution(p, "p")
+    q = check_distribution(q, "q")
+    if p.size != q.size:
+        raise ValueError(f"p and q must have the same length, got {p.size} and {q.size}")
+    return float(0.5 * np.abs(p - q).sum())
+
+
 def mutual_information(channel, prior) -> float:
     """I(X; Y) = sum_{x,y} P(x) P(y|x) log( P(y|x) / P_Y(y) ), nats."""
     c, p = check_channel_prior(channel, prior)

@@ -26,7 +26,7 @@ from scipy.optimize import linprog
 from leakage.dp import randomized_response
 from leakage.pml import epsilon_max
 from leakage.utility import check_order_matrix, check_threshold, utility_order_matrix
-from leakage.validation import _as_float_array, check_count, check_distribution, check_epsilon
+from leakage.validation import _as_float_array, check_distribution, check_epsilon
 
 #: Bisection tolerance on eps*(k), in nats (seed 003, Sec. III-B; project spec).
 BISECTION_TOL = 1e-9
