@@ -69,7 +69,10 @@ def optimal_binary_mechanism(p_hat, eps, beta) -> np.ndarray:
 
     with p1 = P̂(x1) >= P̂(x2) = p2 (a ``p_hat`` in the other order gets the mechanism relabelled).
     It maximises every sub-convex utility over M(eps, B_beta(P̂)). Valid for full-support P̂,
-    beta in [0, 2 p2) and 0 <= eps <= -log(p1 - beta/2) (first privacy region on the whole ball).
+    beta in [0, 2 p2) and 0 <= eps <= -log(p1 - beta/2) (first privacy region on the whole ball);
+    beta = 2 p2 is admitted as the limit of Remark 3 (p1 = 1/2, beta = 1: randomized response (42)).
+    Note: (41) is the form that satisfies Remark 3; Appendix C's (93)-(94) differ by the sign of
+    beta/2 in p11 and do not reduce to (42).
     """
     p = check_distribution(p_hat, "p_hat", full_support=True)
     if p.size != 2:
@@ -77,8 +80,10 @@ def optimal_binary_mechanism(p_hat, eps, beta) -> np.ndarray:
     eps = check_epsilon(eps)
     swap = p[0] < p[1]
     p1, p2 = (p[1], p[0]) if swap else (p[0], p[1])
-    beta = check_scalar(beta, "beta", low=0.0, high=2.0 * p2, high_inclusive=False)
-    eps_top = float(-np.log(p1 - beta / 2.0))
+    beta = check_scalar(beta, "beta", low=0.0, high=2.0 * p2)
+    # p1 - beta/2 >= p1 - p2 >= 0; at p1 = p2 = beta/2 (Remark 3) every eps is allowed
+    rest = p1 - beta / 2.0
+    eps_top = float(-np.log(rest)) if rest > 0 else float("inf")
     if eps > eps_top + 1e-12:
         raise ValueError(
             f"eps must be in [0, -log(p1 - beta/2) = {eps_top:.6g}] for Theorem 5 "
