@@ -84,7 +84,8 @@ def draw_fig1(table, settings):
     ax.set_ylim(-0.1, 0.95)
     ax.axis("off")
     ax.set_title("Source sets on the probability simplex, $M = 3$")
-    ax.legend(loc="upper left", frameon=False)
+    # below the simplex, so that no entry covers the corner labels
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=2, frameon=False)
     return fig
 
 
