@@ -18,7 +18,7 @@ import scipy.sparse as sp
 from scipy.optimize import brentq, linprog, minimize
 
 from leakage.information import binary_entropy
-from leakage.source_sets import check_source_set
+from leakage.source_sets import check_source_set, class_iii_folding
 from leakage.validation import check_channel, check_count, check_epsilon, check_scalar
 
 #: Accuracy (nats) of eps*_DP returned by :func:`dp_leakage_distortion`.
@@ -285,6 +285,40 @@ def dp_leakage_curve(points, D_values, *, tol: float = EPS_TOL) -> np.ndarray:
         out[k] = sol.eps
         start = lp.last if sol.eps > 0 else None
     return out
+
+
+# ----------------------------------------------------------- Class III: Theorem 3's bounds
+def theorem3_bounds_curve(points, D_values, *, tol: float = EPS_TOL):
+    """Theorem 3's lower and upper bounds on eps*_DP(P, D) (nats) of a Class III set, per D.
+
+    Seed 002, Theorem 3 (eqs. (16)-(18)): with the pieces P|_T (eq. (13)), their folded
+    equivalents T(P|_T) in S_P (eq. (14)), P^LB = their intersection and P^UB = their union
+    (eq. (15)), the sets P_LB = U_T T^{-1}(P^LB) ⊂ P ⊂ P_UB = U_T T^{-1}(P^UB) give
+    eps*_DP(P_LB, D) <= eps*_DP(P, D) <= eps*_DP(P_UB, D), since eps*_DP grows with the set.
+    The bounds are computed as the exact eps*_DP of P_LB and P_UB by the LP of
+    :func:`dp_leakage_curve` (equivalently eq. (18): Theorem 2 on P^LB, P^UB with the extra
+    constraint D_i = D_T(i)). If P^LB is empty, the lower bound is that of Remark 4:
+    max_T eps*_DP(P|_T, D) (each piece is a subset of P). If P^LB = P^UB the bounds coincide
+    with eps*_DP(P, D) (Corollary 1, Remark 6). D in (0, 1]; ValueError if P is not Class III.
+    Returns ``(lower, upper)`` arrays.
+    """
+    p = check_source_set(points)
+    ds = np.array([check_distortion(d, "D_values[k]") for d in np.atleast_1d(D_values)])
+    f = class_iii_folding(p)
+    upper = dp_leakage_curve(f.upper_set(), ds, tol=tol)
+    if f.lower.shape[0]:
+        lower = dp_leakage_curve(f.lower_set(), ds, tol=tol)
+    else:  # Remark 4
+        lower = np.max([dp_leakage_curve(piece, ds, tol=tol) for piece in f.pieces], axis=0)
+    return lower, upper
+
+
+def theorem3_bounds(points, D, *, tol: float = EPS_TOL) -> tuple[float, float]:
+    """(lower, upper): Theorem 3's bounds on eps*_DP(P, D) at one D, nats; see
+    :func:`theorem3_bounds_curve` (seed 002, eqs. (13)-(18), Remarks 4 and 6)."""
+    D = check_distortion(D)
+    lower, upper = theorem3_bounds_curve(points, [D], tol=tol)
+    return float(lower[0]), float(upper[0])
 
 
 # --------------------------------------------------------------- MI leakage: the minimax program

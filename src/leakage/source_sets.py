@@ -9,6 +9,7 @@ Symbols are indexed from 0 here (the paper's symbol ``i`` is index ``i - 1``).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from itertools import combinations
 
 import numpy as np
@@ -125,3 +126,331 @@ def distortion_thresholds(points) -> np.ndarray:
     """(D^(1), ..., D^(M-1)) of :func:`distortion_threshold` (non-decreasing in k)."""
     p = check_source_set(points)
     return np.array([distortion_threshold(p, k) for k in range(1, p.shape[1])])
+
+
+# ------------------------------------------------------------------ Class III: pieces and folding
+# Seed 002, Section III-C: the simplex is the union of the M! closed chambers
+# C_T = {P : P_T(1) >= P_T(2) >= ... >= P_T(M)}, one per permutation T; S_P (eq. (12)) is the
+# chamber of the identity. A Class III set P is cut into its pieces P|_T = P ∩ C_T (eq. (13)),
+# each is folded into S_P by P -> T(P) = (P_T(1), ..., P_T(M)) (eq. (14)), and P^UB / P^LB are the
+# union / intersection of the folded pieces (eq. (15)). Every polytope is handled exactly through
+# its vertices (V-representation) and its H-representation in R^M; a permutation T is an index
+# array, T(P) = P[T] is the numpy fancy index, and T^{-1}(Q) is the R with R[T] = Q.
+
+#: Geometric tolerance (probability units) of the polytope computations below.
+GEOM_TOL = 1e-9
+# a fixed generic direction: breaks the ties of a point that sits on a chamber wall (never random)
+_GENERIC = np.sqrt(np.array([2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71], float))
+
+
+def _affine_hull(points: np.ndarray, tol: float = GEOM_TOL):
+    """(centre, basis): aff(points) = centre + span(basis columns), orthonormal basis (M x d)."""
+    centre = points.mean(axis=0)
+    if points.shape[0] == 1:
+        return centre, np.zeros((points.shape[1], 0))
+    _, s, vt = np.linalg.svd(points - centre, full_matrices=False)
+    d = int(np.sum(s > tol * max(1.0, s[0] if s.size else 0.0)))
+    return centre, vt[:d].T
+
+
+def _dedupe(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
+    if points.shape[0] == 0:
+        return points
+    keys = np.round(points / tol).astype(np.int64)
+    _, idx = np.unique(keys, axis=0, return_index=True)
+    return points[np.sort(idx)]
+
+
+def hull_vertices(points, *, tol: float = GEOM_TOL) -> np.ndarray:
+    """The vertices (extreme points) of conv(points), rows of an ``k x M`` array, duplicates merged.
+
+    Works in the affine hull of the points (any dimension d: a point, a segment's two ends, the
+    qhull vertices for d >= 2).
+    """
+    from scipy.spatial import ConvexHull
+
+    p = _dedupe(np.atleast_2d(np.asarray(points, dtype=float)))
+    centre, basis = _affine_hull(p, tol)
+    d = basis.shape[1]
+    if d == 0:
+        return p[:1].copy()
+    y = (p - centre) @ basis
+    if d == 1:
+        return p[[int(np.argmin(y[:, 0])), int(np.argmax(y[:, 0]))]]
+    return p[np.sort(ConvexHull(y).vertices)]
+
+
+def hull_halfspaces(points, *, tol: float = GEOM_TOL):
+    """H-representation of conv(points) in R^M: ``(A_eq, b_eq, A_ub, b_ub)``.
+
+    conv(points) = {x : A_eq x = b_eq, A_ub x <= b_ub}; A_eq spans the orthogonal complement of
+    the affine hull, A_ub holds the facets within it (qhull for affine dimension >= 2).
+    """
+    from scipy.spatial import ConvexHull
+
+    p = _dedupe(np.atleast_2d(np.asarray(points, dtype=float)))
+    m = p.shape[1]
+    centre, basis = _affine_hull(p, tol)
+    d = basis.shape[1]
+    # orthogonal complement of span(basis)
+    q, _ = np.linalg.qr(np.hstack([basis, np.eye(m)]))
+    normal = q[:, d:m]
+    a_eq, b_eq = normal.T, normal.T @ centre
+    if d == 0:
+        return a_eq, b_eq, np.zeros((0, m)), np.zeros(0)
+    y = (p - centre) @ basis
+    if d == 1:
+        a = np.array([[1.0], [-1.0]])
+        b = np.array([y[:, 0].max(), -y[:, 0].min()])
+    else:
+        eq = ConvexHull(y).equations  # eq[:, :d] y + eq[:, d] <= 0
+        a, b = eq[:, :d], -eq[:, d]
+    # y = basis^T (x - centre): a y <= b  <=>  (a basis^T) x <= b + a basis^T centre
+    a_ub = a @ basis.T
+    return a_eq, b_eq, a_ub, b_ub_shift(a_ub, b, centre)
+
+
+def b_ub_shift(a_ub: np.ndarray, b: np.ndarray, centre: np.ndarray) -> np.ndarray:
+    """Right-hand side of ``a_ub x <= b + a_ub centre`` (a translation of the halfspaces)."""
+    return b + a_ub @ centre
+
+
+def _chebyshev(a: np.ndarray, b: np.ndarray):
+    """max r s.t. a z + r ||a_i|| <= b, r <= 1: the centre z and radius r (None if infeasible)."""
+    k = a.shape[1]
+    norms = np.linalg.norm(a, axis=1)
+    cost = np.zeros(k + 1)
+    cost[-1] = -1.0
+    bounds = [(None, None)] * k + [(None, 1.0)]
+    res = linprog(cost, A_ub=np.hstack([a, norms[:, None]]), b_ub=b, bounds=bounds, method="highs")
+    if res.status == 2:
+        return None, -np.inf
+    if res.status != 0:
+        raise RuntimeError(f"polytope_vertices: the Chebyshev-centre LP failed: {res.message}")
+    return res.x[:k], float(res.x[-1])
+
+
+def polytope_vertices(a_eq, b_eq, a_ub, b_ub, *, tol: float = GEOM_TOL) -> np.ndarray:
+    """Vertices of the polytope {x in R^M : a_eq x = b_eq, a_ub x <= b_ub} (empty ``0 x M`` if none).
+
+    The polytope must be bounded (true inside the simplex). Works in the solution space of the
+    equalities; inequalities that are tight on the whole polytope (implicit equalities, e.g. the
+    piece of a segment on a chamber wall) are found by LP and moved to the equalities, so that the
+    remaining system has an interior point (Chebyshev centre) and qhull's halfspace intersection
+    applies (affine dimension >= 2; a point and an interval are done directly).
+    """
+    from scipy.spatial import HalfspaceIntersection
+
+    a_eq, b_eq = np.atleast_2d(np.asarray(a_eq, float)), np.asarray(b_eq, float).ravel()
+    a_ub, b_ub = np.atleast_2d(np.asarray(a_ub, float)), np.asarray(b_ub, float).ravel()
+    m = max(a_eq.shape[1], a_ub.shape[1])
+    a_eq = a_eq.reshape(-1, m)
+    a_ub = a_ub.reshape(-1, m)
+    empty = np.zeros((0, m))
+    for _ in range(m + 1):
+        # solution space of the equalities: x = x0 + N z
+        if a_eq.shape[0]:
+            x0, *_ = np.linalg.lstsq(a_eq, b_eq, rcond=None)
+            if np.abs(a_eq @ x0 - b_eq).max() > 1e3 * tol:
+                return empty
+            _, s, vt = np.linalg.svd(a_eq)
+            rank = int(np.sum(s > 1e-10 * max(1.0, s[0])))
+            null = vt[rank:].T
+        else:
+            x0, null = np.zeros(m), np.eye(m)
+        k = null.shape[1]
+        a = a_ub @ null
+        b = b_ub - a_ub @ x0
+        norms = np.linalg.norm(a, axis=1)
+        flat = norms <= 1e-12
+        if np.any(b[flat] < -1e3 * tol):
+            return empty
+        a, b = a[~flat], b[~flat]
+        if k == 0:
+            return x0[None, :].copy()
+        if a.shape[0] == 0:
+            raise ValueError("polytope_vertices: the polytope is unbounded (no inequalities left)")
+        scale = np.linalg.norm(a, axis=1)
+        a, b = a / scale[:, None], b / scale
+        z, r = _chebyshev(a, b)
+        if r < -1e3 * tol or z is None:
+            return empty
+        if r > 1e3 * tol:
+            if k == 1:
+                lo = np.max(b[a[:, 0] < 0] / a[a[:, 0] < 0, 0])
+                hi = np.min(b[a[:, 0] > 0] / a[a[:, 0] > 0, 0])
+                zs = np.array([[lo], [hi]])
+            else:
+                hs = HalfspaceIntersection(np.hstack([a, -b[:, None]]), z)
+                zs = hs.intersections
+            return _dedupe(x0 + zs @ null.T)
+        # no interior point: find the inequalities tight on the whole polytope
+        tight = []
+        for i in range(a.shape[0]):
+            res = linprog(a[i], A_ub=a, b_ub=b, bounds=[(None, None)] * k, method="highs")
+            if res.status != 0:
+                raise RuntimeError(f"polytope_vertices: the implicit-equality LP failed: {res.message}")
+            if b[i] - res.fun <= 1e2 * tol:
+                tight.append(i)
+        if not tight:  # pragma: no cover - round-off only
+            raise RuntimeError("polytope_vertices: no interior point and no implicit equality found")
+        a_eq = np.vstack([a_eq, a[tight] @ null.T])
+        b_eq = np.concatenate([b_eq, b[tight] + a[tight] @ null.T @ x0])
+    raise RuntimeError("polytope_vertices: too many implicit equalities")  # pragma: no cover
+
+
+def chamber_halfspaces(order, M: int | None = None):
+    """The chamber C_T = {P : P_T(1) >= ... >= P_T(M)} as ``a_ub x <= 0`` (M-1 rows).
+
+    ``order`` is the permutation T as an index array (0-based); its chamber is eq. (12)'s S_P for
+    the identity, and the region that T folds onto S_P (seed 002, Section III-C).
+    """
+    t = np.asarray(order, dtype=int)
+    m = t.size if M is None else M
+    if sorted(t.tolist()) != list(range(m)):
+        raise ValueError(f"order must be a permutation of 0..{m - 1}, got {order!r}")
+    a = np.zeros((m - 1, m))
+    a[np.arange(m - 1), t[1:]] = 1.0
+    a[np.arange(m - 1), t[:-1]] = -1.0
+    return a, np.zeros(m - 1)
+
+
+def fold(points, order) -> np.ndarray:
+    """T(P) = (P_T(1), ..., P_T(M)) for every row P (eq. (14)); maps C_T onto S_P."""
+    p = np.atleast_2d(np.asarray(points, dtype=float))
+    return p[:, np.asarray(order, dtype=int)]
+
+
+def unfold(points, order) -> np.ndarray:
+    """T^{-1}(Q): the R with R_T(i) = Q_i for every row Q (inverse of :func:`fold`)."""
+    q = np.atleast_2d(np.asarray(points, dtype=float))
+    out = np.empty_like(q)
+    out[:, np.asarray(order, dtype=int)] = q
+    return out
+
+
+def _order_of(x: np.ndarray, *directions: np.ndarray, tol: float = GEOM_TOL) -> tuple:
+    """Decreasing order of x, near-ties (|difference| <= tol) broken by the directions in turn,
+    then by index: the chamber entered by x + t d1 + t^2 d2 + ... for small t > 0."""
+    m = x.size
+    # quantise x so that near-ties compare equal, then sort lexicographically
+    keys = [np.arange(m)] + [-np.round(d / 1e-12) for d in reversed(directions)] + [-np.round(x / tol)]
+    return tuple(int(i) for i in np.lexsort(keys))
+
+
+def _piece(h_rep, order, m: int) -> np.ndarray:
+    a_eq, b_eq, a_ub, b_ub = h_rep
+    ca, cb = chamber_halfspaces(order, m)
+    return polytope_vertices(a_eq, b_eq, np.vstack([a_ub, ca]), np.concatenate([b_ub, cb]))
+
+
+def _dimension(points: np.ndarray) -> int:
+    if points.shape[0] == 0:
+        return -1
+    return _affine_hull(points)[1].shape[1]
+
+
+@dataclass(frozen=True)
+class Folding:
+    """The pieces of a source set and their folded equivalents (seed 002, eqs. (13)-(15)).
+
+    ``orders``: the folding permutations T (index arrays), ``pieces[k]``: vertices of
+    P|_T = conv(points) ∩ C_T, ``folded[k]`` = T(pieces[k]) ⊂ S_P; ``upper``: vertices of
+    conv(P^UB) (the union of the folded pieces), ``lower``: vertices of P^LB (their
+    intersection; ``0 x M`` if empty).
+    """
+
+    orders: tuple
+    pieces: tuple
+    folded: tuple
+    upper: np.ndarray
+    lower: np.ndarray
+
+    def lower_set(self) -> np.ndarray:
+        """Vertices of the union over T of T^{-1}(P^LB): contained in conv(points)."""
+        return _symmetrise(self.lower, self.orders)
+
+    def upper_set(self) -> np.ndarray:
+        """Vertices (a superset) of the union over T of T^{-1}(P^UB): contains conv(points)."""
+        return _symmetrise(self.upper, self.orders)
+
+
+def _symmetrise(points: np.ndarray, orders) -> np.ndarray:
+    if points.shape[0] == 0:
+        return points
+    return _dedupe(np.vstack([unfold(points, t) for t in orders]))
+
+
+def folding(points, *, max_pieces: int = 5000) -> Folding:
+    """Cut conv(points) into its pieces P|_T, fold them into S_P, and form P^UB and P^LB.
+
+    Seed 002, Definition 5 (eq. (13)), Definition 6 (eq. (14)) and eq. (15). The folding
+    permutations are those T whose chamber C_T meets conv(points) in a set of full dimension
+    (the affine dimension of conv(points)); a piece of lower dimension lies in the union of the
+    others, so P is still the union of the pieces kept, and dropping it only enlarges P^LB
+    (the literal Definition 5 would shrink P^LB to a face whenever P merely touches a wall).
+    The pieces are found by walking from chamber to neighbouring chamber through the facets the
+    pieces share (the pieces of a convex set are connected through facets). Ties that hold on all
+    of P (P_i = P_j for every member) are broken by index: one chamber per piece.
+
+    Supports any polytope given by its points (any affine dimension >= 0); the pieces are exact
+    (LP + qhull halfspace intersection), up to ``GEOM_TOL``. ValueError if more than
+    ``max_pieces`` chambers are met.
+    """
+    p = check_source_set(points)
+    m = p.shape[1]
+    p = hull_vertices(p)
+    h_rep = hull_halfspaces(p)
+    centre, basis = _affine_hull(p)
+    dim = basis.shape[1]
+    # a generic interior point and direction of aff(P)
+    generic = basis @ (basis.T @ _GENERIC[:m]) if dim else np.zeros(m)
+    weights = 1.0 + _GENERIC[: p.shape[0]] % 1.0
+    start = weights @ p / weights.sum()
+    first = _order_of(start, generic, _GENERIC[:m])
+    queue, seen, found = [first], {first}, {}
+    while queue:
+        t = queue.pop()
+        verts = _piece(h_rep, t, m)
+        if _dimension(verts) < dim:
+            continue
+        found[t] = verts
+        if len(found) > max_pieces:
+            raise ValueError(f"points: conv(points) meets more than max_pieces = {max_pieces} chambers")
+        # neighbours through the facets of the piece lying on a chamber wall
+        ca, _ = chamber_halfspaces(t, m)
+        mid_piece = verts.mean(axis=0)
+        for row in ca:
+            on_wall = verts[np.abs(verts @ row) <= 1e3 * GEOM_TOL]
+            if on_wall.shape[0] == 0 or _dimension(on_wall) != dim - 1:
+                continue
+            mid = on_wall.mean(axis=0)
+            out = mid - mid_piece  # leaves the piece through this facet
+            nb = _order_of(mid, out, generic, _GENERIC[:m])
+            if nb not in seen:
+                seen.add(nb)
+                queue.append(nb)
+    orders = tuple(sorted(found))
+    pieces = tuple(found[t] for t in orders)
+    folded = tuple(fold(v, t) for t in orders for v in [found[t]])
+    upper = hull_vertices(np.vstack(folded))
+    # P^LB: intersection of the folded pieces, each in H-representation
+    reps = [hull_halfspaces(f) for f in folded]
+    lower = polytope_vertices(
+        np.vstack([r[0] for r in reps]), np.concatenate([r[1] for r in reps]),
+        np.vstack([r[2] for r in reps]), np.concatenate([r[3] for r in reps]),
+    )
+    if lower.shape[0] > 1:
+        lower = hull_vertices(lower)
+    return Folding(orders, pieces, folded, upper, lower)
+
+
+def class_iii_folding(points) -> Folding:
+    """:func:`folding` of a Class III source set; ValueError naming ``points`` otherwise."""
+    cls = source_class(points)
+    if cls != "III":
+        raise ValueError(
+            f"points must be a Class III source set (no common order, uniform not in the hull; "
+            f"seed 002, Definition 1), got a Class {cls} set"
+        )
+    return folding(points)
