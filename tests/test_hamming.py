@@ -207,3 +207,81 @@ def test_mi_outer_maximisation_over_three_points_beats_a_weight_grid():
     prog = hamming._MinInformationProgram(pts)
     best = max(prog.solve(w @ pts, D)[0] for w in grid)
     assert sol.eps >= best - 1e-7
+
+
+# ----------------------------------------------------- Class III: Theorem 3's bounds (seed 002)
+from leakage.hamming import theorem3_bounds, theorem3_bounds_curve  # noqa: E402
+from leakage.source_sets import folding, source_class  # noqa: E402
+
+BOUND_TOL = 1e-7
+
+
+def _random_class_iii(rng, M, n_points):
+    while True:
+        base = np.sort(rng.dirichlet(np.ones(M)))[::-1]
+        pts = [base] + [base[rng.permutation(M)] + 0.05 * rng.dirichlet(np.ones(M)) for _ in range(n_points - 1)]
+        pts = np.array([p / p.sum() for p in pts])
+        if source_class(pts) == "III":
+            return pts
+
+
+def _assert_sandwich(points, ds):
+    lower, upper = theorem3_bounds_curve(points, ds)
+    exact = np.array([dp_leakage_distortion(points, d).eps for d in ds])
+    assert np.all(lower <= exact + BOUND_TOL), (lower, exact)
+    assert np.all(exact <= upper + BOUND_TOL), (exact, upper)
+    return lower, exact, upper
+
+
+@pytest.mark.parametrize("M", [6, 10])
+@pytest.mark.parametrize("name", ["class_III_a", "class_III_b", "class_III_c"])
+def test_theorem_3_sandwich_on_the_paper_sets(repo_root, M, name):
+    from leakage.experiments.robust_dp_hamming import load_source_sets
+
+    pts = load_source_sets(repo_root / "workflow/data/robust-dp-hamming/source_sets.yaml")["tables"][M][name]
+    ds = np.array([0.02, 0.1, 0.2, 0.3, 0.45, 0.6, 0.8]) * (M - 1) / M / 0.8
+    _assert_sandwich(pts, ds[ds <= 1])
+
+
+@pytest.mark.parametrize("M,n_points", [(3, 2), (3, 3), (4, 2), (4, 3), (5, 2), (5, 3)])
+def test_theorem_3_sandwich_on_random_class_iii_sets(M, n_points):
+    rng = np.random.default_rng(7 * M + n_points)
+    ds = [0.05, 0.15, 0.3, 0.5, (M - 1) / M - 0.01]
+    for _ in range(3):
+        _assert_sandwich(_random_class_iii(rng, M, n_points), ds)
+
+
+@pytest.mark.parametrize("p", [CROSSING[0], P6[0], SEG10[1]])
+def test_remark_6_bounds_match_when_lb_equals_ub(p):
+    # a point and its 1-2 swap: both pieces fold onto [p, midpoint], so P^LB = P^UB
+    swapped = p.copy()
+    swapped[[0, 1]] = swapped[[1, 0]]
+    pts = np.array([p, swapped])
+    ds = [0.05, 0.2, 0.4, 0.6]
+    lower, exact, upper = _assert_sandwich(pts, ds)
+    assert lower == pytest.approx(exact, abs=BOUND_TOL)
+    assert upper == pytest.approx(exact, abs=BOUND_TOL)
+
+
+def test_remark_4_lower_bound_when_lb_is_empty():
+    # (0.6, 0.3, 0.1) -> (0.2, 0.1, 0.7) crosses P2 = P3 at (0.5, 0.25, 0.25) and P1 = P3 at
+    # (0.4, 0.2, 0.4): the folded first piece [(0.6, 0.3, 0.1), (0.5, 0.25, 0.25)] and last piece
+    # [(0.4, 0.4, 0.2), (0.7, 0.2, 0.1)] do not meet (P3 = 0.1 only at (0.7, 0.2, 0.1)), so P^LB = {}
+    pts = np.array([[0.6, 0.3, 0.1], [0.2, 0.1, 0.7]])
+    assert folding(pts).lower.shape[0] == 0
+    ds = [0.05, 0.2, 0.4, 0.6]
+    lower, exact, upper = _assert_sandwich(pts, ds)
+    # the first piece alone is a subset of P (Remark 4's P ∩ S_P)
+    first = np.array([[0.6, 0.3, 0.1], [0.5, 0.25, 0.25]])
+    assert np.all(lower >= dp_leakage_curve(first, ds) - BOUND_TOL)
+
+
+def test_theorem_3_single_d_and_bad_input():
+    lo, up = theorem3_bounds(CROSSING, 0.2)
+    assert lo <= dp_leakage_distortion(CROSSING, 0.2).eps + BOUND_TOL <= up + 2 * BOUND_TOL
+    with pytest.raises(ValueError, match="points must be a Class III source set"):
+        theorem3_bounds(P6, 0.2)
+    with pytest.raises(ValueError, match="points must be a Class III source set"):
+        theorem3_bounds(TRIANGLE, 0.2)
+    with pytest.raises(ValueError, match="D"):
+        theorem3_bounds(CROSSING, 1.5)
