@@ -63,10 +63,14 @@ def test_small_figures_and_their_claims(inputs):
         "fig6": FIGURES["fig6"]({**base, "M": 6, "source_sets": ["class_I", "class_II"]}, None, inputs),
     }
     assert list(tables["fig1"].columns[:5]) == ["source_set", "vertex", "p1", "p2", "p3"]
-    assert list(tables["fig4"].columns[:4]) == ["M", "source_set", "D", "eps_dp"]
+    assert list(tables["fig4"].columns[:6]) == ["M", "source_set", "D", "eps_dp", "eps_dp_lower", "eps_dp_upper"]
+    # Theorem 3's bounds: empty except for the Class III set
+    has = tables["fig4"].eps_dp_lower.notna()
+    assert set(tables["fig4"].source_set[has]) == {"class_III_a"}
+    assert tables["fig4"].eps_dp_upper.notna().equals(has)
     assert list(tables["fig6"].columns[:5]) == ["M", "source_set", "D", "eps_dp", "eps_mi"]
     claims = check_claims(tables, {})
-    assert len(claims) == 1 + 3 + 1 + 1 + 4
+    assert len(claims) == 1 + 3 + 1 + 1 + 1 + 4
     assert all(c.holds for c in claims), [c for c in claims if not c.holds]
     # a broken table is reported with its numbers, not forced
     broken = tables["fig4"].copy()
@@ -74,12 +78,17 @@ def test_small_figures_and_their_claims(inputs):
     failed = [c for c in check_claims({"fig4": broken}, {}) if not c.holds]
     assert [c.claim for c in failed] == ["class_II <= class_III_a for every D (nested sets)"]
     assert "max 0.5" in failed[0].detail
+    broken = tables["fig4"].copy()
+    broken.loc[broken.source_set == "class_III_a", "eps_dp_upper"] -= 0.25
+    failed = [c for c in check_claims({"fig4": broken}, {}) if not c.holds]
+    assert [c.claim for c in failed] == ["Theorem 3: lower <= eps_dp <= upper for every class III set and D"]
+    assert "eps_dp - upper: max 0.25" in failed[0].detail
 
 
-def test_tables_survive_the_csv_round_trip(inputs, tmp_path):
-    t = FIGURES["fig6"]({"n_points": 4, "jump_offset": 1e-4, "M": 6, "source_sets": ["class_II"]}, None, inputs)
+@pytest.mark.parametrize("fig,sets", [("fig6", ["class_II"]), ("fig4", ["class_II", "class_III_b"])])
+def test_tables_survive_the_csv_round_trip(inputs, tmp_path, fig, sets):
+    t = FIGURES[fig]({"n_points": 4, "jump_offset": 1e-4, "M": 6, "source_sets": sets}, None, inputs)
     t.to_csv(tmp_path / "t.csv", index=False)
     back = pd.read_csv(tmp_path / "t.csv", keep_default_na=False, na_values=[""])
-    assert [c.holds for c in check_claims({"fig6": back}, {})] == [
-        c.holds for c in check_claims({"fig6": t}, {})
-    ]
+    got, want = check_claims({fig: back}, {}), check_claims({fig: t}, {})
+    assert [c.holds for c in got] == [c.holds for c in want] and len(got) >= 2

@@ -19,6 +19,7 @@ from leakage.hamming import (
     class_i_mi_leakage,
     dp_leakage_curve,
     mi_leakage_curve,
+    theorem3_bounds_curve,
 )
 from leakage.source_sets import (
     check_source_set,
@@ -100,11 +101,12 @@ def distortion_grid(settings: dict, points: np.ndarray) -> tuple[np.ndarray, np.
     return d[order], on_grid[order]
 
 
-def _curves(settings: dict, inputs: dict, *, with_mi: bool) -> pd.DataFrame:
+def _curves(settings: dict, inputs: dict, *, with_mi: bool, with_bounds: bool = False) -> pd.DataFrame:
     frames = []
     m = int(settings["M"])
     for name, points in _sets_of(settings, inputs).items():
         d, on_grid = distortion_grid(settings, points)
+        cls = source_class(points)
         frame = {
             "M": m,
             "source_set": name,
@@ -113,10 +115,14 @@ def _curves(settings: dict, inputs: dict, *, with_mi: bool) -> pd.DataFrame:
         }
         if with_mi:
             frame["eps_mi"] = mi_leakage_curve(points, d)
+        if with_bounds:  # Theorem 3 (Class III only; empty otherwise)
+            lower, upper = theorem3_bounds_curve(points, d) if cls == "III" else (np.nan, np.nan)
+            frame["eps_dp_lower"] = lower
+            frame["eps_dp_upper"] = upper
         frame.update(
             {
                 "on_grid": on_grid,
-                "source_class": source_class(points),
+                "source_class": cls,
                 "threshold_last": distortion_thresholds(points)[-1],  # D^(M-1)
             }
         )
@@ -139,8 +145,9 @@ def fig1(settings: dict, rng, inputs: dict) -> pd.DataFrame:
 
 
 def dp_figure(settings: dict, rng, inputs: dict) -> pd.DataFrame:
-    """fig4/fig5: eps*_DP(P, D) (nats) of each source set on the D grid."""
-    return _curves(settings, inputs, with_mi=False)
+    """fig4/fig5: eps*_DP(P, D) (nats) of each source set on the D grid, and for a Class III set
+    Theorem 3's bounds ``eps_dp_lower`` <= eps_dp <= ``eps_dp_upper`` (seed 002, eq. (16))."""
+    return _curves(settings, inputs, with_mi=False, with_bounds=True)
 
 
 def mi_figure(settings: dict, rng, inputs: dict) -> pd.DataFrame:
@@ -216,6 +223,26 @@ def _claims_mi(fig: str, table: pd.DataFrame) -> list:
     return out
 
 
+def _claims_theorem3(fig: str, table: pd.DataFrame) -> list:
+    if "eps_dp_lower" not in table or "eps_dp_upper" not in table:
+        return []
+    rows = table[table.source_class == "III"] if "source_class" in table else table
+    rows = rows.dropna(subset=["eps_dp_lower", "eps_dp_upper"])
+    if rows.empty:
+        return []
+    below = (rows.eps_dp_lower - rows.eps_dp).reset_index(drop=True)
+    above = (rows.eps_dp - rows.eps_dp_upper).reset_index(drop=True)
+    d = rows.D.reset_index(drop=True)
+    names = list(dict.fromkeys(rows.source_set))
+    gap = (rows.eps_dp_upper - rows.eps_dp_lower).max()
+    return [check(
+        fig, "Theorem 3: lower <= eps_dp <= upper for every class III set and D",
+        below.max() <= TOL and above.max() <= TOL,
+        f"M={int(rows.M.iloc[0])}; sets {', '.join(names)}; lower - eps_dp: {_worst(below, d)}; "
+        f"eps_dp - upper: {_worst(above, d)}; widest band upper - lower {gap:.3g} nats",
+    )]
+
+
 def check_claims(tables: dict, settings: dict, rng=None) -> list:
     """The paper's statements (specs/FIGURES.md) checked on the figure tables."""
     out = []
@@ -229,6 +256,7 @@ def check_claims(tables: dict, settings: dict, rng=None) -> list:
     for fig in ("fig4", "fig5"):
         if fig in tables:
             out += _claims_class_i(fig, tables[fig]) + _claims_nested(fig, tables[fig])
+            out += _claims_theorem3(fig, tables[fig])
     for fig in ("fig6", "fig7"):
         if fig in tables:
             out += _claims_class_i(fig, tables[fig]) + _claims_mi(fig, tables[fig])
