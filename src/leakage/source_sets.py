@@ -207,12 +207,7 @@ def hull_halfspaces(points, *, tol: float = GEOM_TOL):
         a, b = eq[:, :d], -eq[:, d]
     # y = basis^T (x - centre): a y <= b  <=>  (a basis^T) x <= b + a basis^T centre
     a_ub = a @ basis.T
-    return a_eq, b_eq, a_ub, b_ub_shift(a_ub, b, centre)
-
-
-def b_ub_shift(a_ub: np.ndarray, b: np.ndarray, centre: np.ndarray) -> np.ndarray:
-    """Right-hand side of ``a_ub x <= b + a_ub centre`` (a translation of the halfspaces)."""
-    return b + a_ub @ centre
+    return a_eq, b_eq, a_ub, b + a_ub @ centre
 
 
 def _chebyshev(a: np.ndarray, b: np.ndarray):
@@ -330,11 +325,14 @@ def unfold(points, order) -> np.ndarray:
 
 
 def _order_of(x: np.ndarray, *directions: np.ndarray, tol: float = GEOM_TOL) -> tuple:
-    """Decreasing order of x, near-ties (|difference| <= tol) broken by the directions in turn,
-    then by index: the chamber entered by x + t d1 + t^2 d2 + ... for small t > 0."""
+    """Decreasing order of x, near-ties (consecutive sorted values within tol) broken by the
+    directions in turn, then by index: the chamber entered by x + t d1 + t^2 d2 + ... (t -> 0+)."""
     m = x.size
-    # quantise x so that near-ties compare equal, then sort lexicographically
-    keys = [np.arange(m)] + [-np.round(d / 1e-12) for d in reversed(directions)] + [-np.round(x / tol)]
+    first = np.argsort(-x, kind="stable")
+    group = np.concatenate([[0], np.cumsum(np.diff(-x[first]) > tol)])
+    rank = np.empty(m, dtype=int)
+    rank[first] = group  # tie groups, 0 = largest
+    keys = [np.arange(m)] + [-np.round(d / 1e-12) for d in reversed(directions)] + [rank]
     return tuple(int(i) for i in np.lexsort(keys))
 
 
@@ -432,7 +430,12 @@ def folding(points, *, max_pieces: int = 5000) -> Folding:
                 queue.append(nb)
     orders = tuple(sorted(found))
     pieces = tuple(found[t] for t in orders)
-    folded = tuple(fold(v, t) for t in orders for v in [found[t]])
+    # the pieces must cover P: every vertex of P is a vertex of some piece
+    corners = _dedupe(np.vstack(pieces), 1e-7)
+    missed = [v for v in p if np.min(np.abs(corners - v).max(axis=1)) > 1e-6]
+    if missed:  # pragma: no cover - guards the chamber walk against round-off
+        raise RuntimeError(f"folding: the chamber walk missed the pieces at the vertices {missed}")
+    folded = tuple(fold(found[t], t) for t in orders)
     upper = hull_vertices(np.vstack(folded))
     # P^LB: intersection of the folded pieces, each in H-representation
     reps = [hull_halfspaces(f) for f in folded]
