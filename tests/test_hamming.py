@@ -285,3 +285,14 @@ def test_theorem_3_single_d_and_bad_input():
         theorem3_bounds(TRIANGLE, 0.2)
     with pytest.raises(ValueError, match="D"):
         theorem3_bounds(CROSSING, 1.5)
+
+
+def test_theorem_3_bounds_do_not_depend_on_the_labels():
+    # relabelling the symbols changes neither eps*_DP nor the bounds (the folding target is fixed)
+    rng = np.random.default_rng(3)
+    pts = _random_class_iii(rng, 4, 3)
+    ds = [0.1, 0.3, 0.5]
+    lo, up = theorem3_bounds_curve(pts, ds)
+    for sigma in ([3, 2, 1, 0], [1, 3, 0, 2]):
+        lo2, up2 = theorem3_bounds_curve(pts[:, sigma], ds)
+        assert lo2 == pytest.approx(lo, abs=BOUND_TOL) and up2 == pytest.approx(up, abs=BOUND_TOL)

@@ -136,6 +136,9 @@ def distortion_thresholds(points) -> np.ndarray:
 # union / intersection of the folded pieces (eq. (15)). Every polytope is handled exactly through
 # its vertices (V-representation) and its H-representation in R^M; a permutation T is an index
 # array, T(P) = P[T] is the numpy fancy index, and T^{-1}(Q) is the R with R[T] = Q.
+# The pieces are always folded onto the identity chamber, also when P does not meet it (the
+# paper's "appropriate change of indices"): the symmetrised sets U_T T^{-1}(P^LB) and
+# U_T T^{-1}(P^UB), and so Theorem 3's bounds, do not depend on the chamber folded onto.
 
 #: Geometric tolerance (probability units) of the polytope computations below.
 GEOM_TOL = 1e-9
