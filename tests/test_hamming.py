@@ -16,9 +16,12 @@ from leakage.hamming import (
     mi_leakage_curve,
     mi_leakage_distortion,
     min_distortion_dp,
+    theorem3_bounds,
+    theorem3_bounds_curve,
     worst_case_distortion,
 )
 from leakage.information import rate_distortion_point
+from leakage.source_sets import folding, source_class
 
 TRIANGLE = np.array([[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.2, 0.5]])  # Class I, M = 3
 P6 = np.array([[0.70, 0.15, 0.06, 0.04, 0.03, 0.02]])  # Table I, Class II
@@ -210,8 +213,6 @@ def test_mi_outer_maximisation_over_three_points_beats_a_weight_grid():
 
 
 # ----------------------------------------------------- Class III: Theorem 3's bounds (seed 002)
-from leakage.hamming import theorem3_bounds, theorem3_bounds_curve  # noqa: E402
-from leakage.source_sets import folding, source_class  # noqa: E402
 
 BOUND_TOL = 1e-7
 
@@ -270,7 +271,7 @@ def test_remark_4_lower_bound_when_lb_is_empty():
     pts = np.array([[0.6, 0.3, 0.1], [0.2, 0.1, 0.7]])
     assert folding(pts).lower.shape[0] == 0
     ds = [0.05, 0.2, 0.4, 0.6]
-    lower, exact, upper = _assert_sandwich(pts, ds)
+    lower, _, _ = _assert_sandwich(pts, ds)
     # the first piece alone is a subset of P (Remark 4's P ∩ S_P)
     first = np.array([[0.6, 0.3, 0.1], [0.5, 0.25, 0.25]])
     assert np.all(lower >= dp_leakage_curve(first, ds) - BOUND_TOL)

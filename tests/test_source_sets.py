@@ -1,15 +1,26 @@
-"""Source sets and their classes (seed 002, Definition 1, Theorem 2(a) eq. (9))."""
+"""Source sets and their classes (seed 002, Definition 1, Theorem 2(a) eq. (9)), and the pieces,
+folding and P^LB / P^UB of Class III sets (eqs. (13)-(15))."""
+
+from itertools import permutations
 
 import numpy as np
 import pytest
+from scipy.optimize import linprog
 
 from leakage.source_sets import (
+    chamber_halfspaces,
     check_source_set,
+    class_iii_folding,
     common_order,
     contains_uniform,
     distortion_threshold,
     distortion_thresholds,
+    fold,
+    folding,
+    hull_halfspaces,
+    polytope_vertices,
     source_class,
+    unfold,
     uniform_point,
 )
 
@@ -76,20 +87,6 @@ def test_threshold_k_range():
 
 
 # ------------------------------------------------- Class III: pieces, folding, P^LB, P^UB (Thm 3)
-from itertools import permutations  # noqa: E402
-
-from scipy.optimize import linprog  # noqa: E402
-
-from leakage.source_sets import (  # noqa: E402
-    chamber_halfspaces,
-    class_iii_folding,
-    fold,
-    folding,
-    hull_halfspaces,
-    polytope_vertices,
-    unfold,
-)
-
 
 def in_hull(x, points, tol=1e-7):
     """LP membership: x = sum_k lam_k points_k, lam >= 0, sum lam = 1 (written out here)."""

@@ -402,7 +402,7 @@ def folding(points, *, max_pieces: int = 5000) -> Folding:
     m = p.shape[1]
     p = hull_vertices(p)
     h_rep = hull_halfspaces(p)
-    centre, basis = _affine_hull(p)
+    _, basis = _affine_hull(p)
     dim = basis.shape[1]
     # a generic interior point and direction of aff(P)
     generic = basis @ (basis.T @ _GENERIC[:m]) if dim else np.zeros(m)
