@@ -6,6 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 import yaml
+from paper_values import EXAMPLE1_EPS, EXAMPLE1_MECHANISM, EXAMPLE1_PRIOR
 
 from leakage.experiments import compute_table
 from leakage.experiments.empirical_pml import bounds
@@ -42,11 +43,9 @@ def tables(config, section):
 
 def test_defaults_of_figures_md(config):
     s = config["empirical-pml"]
-    assert np.array(s["fig2a"]["channel"]) == pytest.approx(
-        np.array([[0.325, 0.225, 0.225, 0.225], [0.45, 0.1, 0.225, 0.225], [0.45, 0.225, 0.1, 0.225], [0.45, 0.225, 0.225, 0.1]])
-    )
-    assert s["fig2a"]["prior"] == [0.4, 0.2, 0.2, 0.2]
-    assert s["fig2a"]["eps"] == pytest.approx(np.log(9 / 8))
+    assert np.array(s["fig2a"]["channel"]) == pytest.approx(EXAMPLE1_MECHANISM)
+    assert s["fig2a"]["prior"] == pytest.approx(EXAMPLE1_PRIOR)
+    assert s["fig2a"]["eps"] == pytest.approx(EXAMPLE1_EPS)
     assert s["fig2a"]["n_samples"] == s["fig2b"]["n_samples"] == 10000
     assert (s["fig2a"]["beta_max"], s["fig2b"]["beta_max"]) == (0.4, 0.2)
     assert (s["fig2b"]["n_symbols"], s["fig2b"]["k"]) == (10, 2)

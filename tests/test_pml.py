@@ -1,7 +1,14 @@
 import numpy as np
 import pytest
+from paper_values import EXAMPLE1_MECHANISM, EXAMPLE1_PRIOR
 
-from leakage.pml import epsilon_max, epsilon_min, is_pml, output_distribution, pointwise_maximal_leakage
+from leakage.pml import (
+    epsilon_max,
+    epsilon_min,
+    is_pml,
+    output_distribution,
+    pointwise_maximal_leakage,
+)
 
 
 def brute_force_pml(channel, prior):
@@ -38,15 +45,7 @@ def test_constant_channel_leaks_nothing():
 
 def test_example_1_of_empirical_pml():
     # Seed 000, Example 1: mechanism (34) is log(9/8)-PML for P_X = (0.4, 0.2, 0.2, 0.2).
-    c = np.array(
-        [
-            [0.325, 0.225, 0.225, 0.225],
-            [0.45, 0.1, 0.225, 0.225],
-            [0.45, 0.225, 0.1, 0.225],
-            [0.45, 0.225, 0.225, 0.1],
-        ]
-    )
-    p = np.array([0.4, 0.2, 0.2, 0.2])
+    c, p = EXAMPLE1_MECHANISM, EXAMPLE1_PRIOR
     assert epsilon_min(c, p) == pytest.approx(np.log(9 / 8), abs=1e-12)
     assert is_pml(c, p, np.log(9 / 8))
     assert not is_pml(c, p, np.log(9 / 8) - 1e-6)

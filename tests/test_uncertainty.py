@@ -4,6 +4,7 @@ import itertools
 
 import numpy as np
 import pytest
+from paper_values import EXAMPLE1_MECHANISM, EXAMPLE1_PRIOR
 
 from leakage.estimation import (
     beta_star,
@@ -33,15 +34,8 @@ from leakage.uncertainty import (
     radius_for_leakage,
 )
 
-EXAMPLE1 = np.array(
-    [
-        [0.325, 0.225, 0.225, 0.225],
-        [0.45, 0.1, 0.225, 0.225],
-        [0.45, 0.225, 0.1, 0.225],
-        [0.45, 0.225, 0.225, 0.1],
-    ]
-)
-PRIOR1 = np.array([0.4, 0.2, 0.2, 0.2])
+EXAMPLE1 = EXAMPLE1_MECHANISM
+PRIOR1 = EXAMPLE1_PRIOR
 
 
 def random_in_ball(prior, beta, count, rng, *, extreme=True):
