@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from scipy.optimize import OptimizeResult
 
-import leakage.design as design_module
+import leakage.design.polytope as design_module
 from leakage.design import (
     design_epsilon,
     design_mechanism,

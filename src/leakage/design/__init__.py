@@ -1,0 +1,29 @@
+"""Mechanism design: closed forms, the design polytopes of PML under prior uncertainty, LP design.
+
+``leakage.design.polytope`` holds the closed-form mechanisms (Theorem 5, k-singular) and the
+polytope M(eps, B_beta(P̂)) as linear constraints with LP design for linear utilities.
+"""
+
+from leakage.design.polytope import (
+    Design,
+    DesignLP,
+    design_epsilon,
+    design_mechanism,
+    design_mechanism_for_estimate,
+    design_polytope,
+    in_design_polytope,
+    k_singular_mechanism,
+    optimal_binary_mechanism,
+)
+
+__all__ = [
+    "Design",
+    "DesignLP",
+    "design_epsilon",
+    "design_mechanism",
+    "design_mechanism_for_estimate",
+    "design_polytope",
+    "in_design_polytope",
+    "k_singular_mechanism",
+    "optimal_binary_mechanism",
+]
