@@ -25,6 +25,7 @@ include: "workflow/rules/worst-case-pml.smk"
 include: "workflow/rules/robust-dp-hamming.smk"
 include: "workflow/rules/statistical-inference.smk"
 include: "workflow/rules/mi-dp.smk"
+include: "workflow/rules/adult-design.smk"
 include: "workflow/rules/figures.smk"
 include: "workflow/rules/report.smk"
 

@@ -13,6 +13,10 @@ PAPERS = [
     "mi-dp",
 ]
 
+# Studies beyond the papers (config `studies`): same figure contract and generic rules as a paper,
+# plus stage rules of their own (workflow/rules/<study>.smk).
+STUDIES = ["adult-design"]
+
 # The conda environment of every rule (`--sdm conda`); pip installs the same from pyproject.toml.
 ENV = "../../envs/leakage.yaml"
 
@@ -22,6 +26,10 @@ FIGURES = {}
 FIGURE_INPUTS = {}
 # (paper, figure) -> resources of a figure's table rule (threads, mem_mb, runtime in minutes).
 FIGURE_RESOURCES = {}
+# paper -> {name: path} of data files the claims read besides the figure tables (studies only).
+CLAIMS_INPUTS = {}
+# paper -> extra targets of rule all besides figures and claims (a study's stage outputs).
+EXTRA_TARGETS = {}
 
 LIBRARY = Path(workflow.basedir) / "src" / "leakage"
 
@@ -83,6 +91,24 @@ def plot_code(paper):
     ]
 
 
+def figure_settings(paper, figure):
+    """A figure's config: the paper's per-figure section, or a study's whole section (a study's
+    figures share one section, e.g. adult-design's attributes and eps)."""
+    section = config[paper]
+    return section[figure] if figure in section else section
+
+
+def claims_inputs(wildcards):
+    """Inputs of a paper's claims rule: its figure tables, the math code, and CLAIMS_INPUTS."""
+    paper = wildcards.paper
+    inputs = {
+        "tables": expand("results/{paper}/{figure}.csv", paper=paper, figure=FIGURES[paper]),
+        "code": math_code(paper),
+    }
+    inputs.update(CLAIMS_INPUTS.get(paper, {}))
+    return inputs
+
+
 def paper_targets(paper):
     figs = FIGURES.get(paper, [])
     out = [f"results/{paper}/{f}.{ext}" for f in figs for ext in ("csv", "pdf", "png")]
@@ -97,6 +123,9 @@ def all_targets():
         targets.append("results/empirical-pml/adult_estimates.csv")
     for paper in config["papers"]:
         targets.extend(paper_targets(paper))
+    for study in config.get("studies", []):
+        targets.extend(paper_targets(study))
+        targets.extend(EXTRA_TARGETS.get(study, []))
     targets.append("results/data/adult_provenance.html")  # report item
     return targets
 

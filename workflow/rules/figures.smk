@@ -6,7 +6,7 @@
 
 
 wildcard_constraints:
-    paper="|".join(PAPERS),
+    paper="|".join(PAPERS + STUDIES),
     figure=r"fig[0-9]+[a-z]?",
 
 
@@ -16,7 +16,7 @@ rule table:
     output:
         table="results/{paper}/{figure}.csv",
     params:
-        settings=lambda wildcards: config[wildcards.paper][wildcards.figure],
+        settings=lambda wildcards: figure_settings(wildcards.paper, wildcards.figure),
         seed=config["seed"],
     threads: figure_resource("threads", 1)
     resources:
@@ -46,7 +46,7 @@ rule plot:
             labels={"figure": "{figure}"},
         ),
     params:
-        settings=lambda wildcards: config[wildcards.paper][wildcards.figure],
+        settings=lambda wildcards: figure_settings(wildcards.paper, wildcards.figure),
         # the caption's text (workflow/report/figures.yaml); not used by the drawing
         description=lambda wildcards: figure_description(wildcards.paper, wildcards.figure),
     resources:
@@ -64,10 +64,7 @@ rule plot:
 
 rule claims:
     input:
-        tables=lambda wildcards: expand(
-            "results/{paper}/{figure}.csv", paper=wildcards.paper, figure=FIGURES[wildcards.paper]
-        ),
-        code=lambda wildcards: math_code(wildcards.paper),
+        unpack(claims_inputs),
     output:
         claims="results/{paper}/claims.csv",
     params:

@@ -13,6 +13,10 @@ with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
         for figure, path in zip(snakemake.params.figures, snakemake.input.tables)
     }
     claims = check_claims(
-        snakemake.wildcards.paper, tables, snakemake.params.settings, seed=snakemake.params.seed
+        snakemake.wildcards.paper,
+        tables,
+        snakemake.params.settings,
+        seed=snakemake.params.seed,
+        inputs={k: v for k, v in snakemake.input.items() if k not in ("tables", "code")},
     )
     write_claims(claims, snakemake.output.claims)

@@ -501,3 +501,39 @@ def binary_feature_estimates(table: pd.DataFrame, features: Iterable[str] = tupl
              "p_hat_minus": float(p_minus), "p_hat_plus": float(p_plus), "n": int(samples.size)}
         )  # fmt: skip
     return pd.DataFrame(rows, columns=["feature", "value_minus", "value_plus", "p_hat_minus", "p_hat_plus", "n"])
+
+
+# --------------------------------------------------------------------------- categorical attributes
+
+#: The categorical columns of the canonical table (adult-design's attributes).
+CATEGORICAL_ATTRIBUTES = (
+    "workclass", "education", "marital-status", "occupation", "relationship", "race", "sex",
+    "native-country", "income",
+)  # fmt: skip
+
+
+def categorical_column(table: pd.DataFrame, attribute: str) -> tuple[list[str], np.ndarray]:
+    """An attribute's categories and every record's category index (adult-design, estimate stage).
+
+    The missing value (``?`` in the raw files, an empty field / NaN in the canonical table) is its
+    own category ``"?"``. Categories are ordered by decreasing count, ties by name, so index 0 is
+    the most frequent; ``codes[i]`` is the index of record i's category (int64, row-aligned with
+    ``table``). Raises ``ValueError`` naming the attribute when it is not a categorical column or
+    has fewer than two categories (no mechanism design is possible on one symbol).
+    """
+    if attribute not in CATEGORICAL_ATTRIBUTES:
+        raise ValueError(
+            f"attribute {attribute!r} is not a categorical column of Adult; choose from {list(CATEGORICAL_ATTRIBUTES)}"
+        )
+    if attribute not in table.columns:
+        raise ValueError(f"attribute {attribute!r} is missing from the table (columns: {list(table.columns)})")
+    values = table[attribute].astype(object).where(table[attribute].notna(), MISSING).astype(str).str.strip()
+    counts = values.value_counts()
+    categories = sorted(counts.index.tolist(), key=lambda c: (-int(counts[c]), c))
+    if len(categories) < 2:
+        raise ValueError(
+            f"attribute {attribute!r} has a single category {categories} in the data: nothing to privatize"
+        )
+    index = {c: i for i, c in enumerate(categories)}
+    codes = values.map(index).to_numpy(dtype=np.int64)
+    return categories, codes

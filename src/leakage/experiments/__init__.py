@@ -8,7 +8,11 @@ which defines
   private to the figure and ``inputs`` a ``{name: path}`` dict of data files;
 * ``check_claims(tables, settings, rng) -> list[leakage.claims.Claim]``, with ``tables`` the
   ``{figure_id: DataFrame}`` of all the paper's figures, ``settings`` the paper's config section
-  and ``rng`` a generator private to the paper's claims.
+  and ``rng`` a generator private to the paper's claims (a study whose claims read data files
+  besides its tables takes them as ``inputs={name: path}``, see ``CLAIMS_INPUTS`` in
+  workflow/rules/common.smk).
+
+A paper key may also be a study beyond the papers (``adult-design``): same contract.
 
 These modules only wire the concept modules (``leakage.pml``, ``leakage.information``, ...)
 together: no formula is written twice.
@@ -47,10 +51,15 @@ def compute_table(paper: str, figure: str, *, settings: dict, seed: int, inputs:
     return make(dict(settings), stream(seed, paper, figure), dict(inputs or {}))
 
 
-def check_claims(paper: str, tables: dict[str, pd.DataFrame], settings: dict, *, seed: int):
+def check_claims(paper: str, tables: dict[str, pd.DataFrame], settings: dict, *, seed: int, inputs: dict | None = None):
     """The paper's claims checked on its figure tables.
 
     Checks that need random instances (e.g. a theorem on random channels) draw them from the
-    paper's own ``claims`` stream of the one config ``seed``.
+    paper's own ``claims`` stream of the one config ``seed``. ``inputs``: ``{name: path}`` of data
+    files the claims read besides the tables (e.g. adult-design's ``mechanisms.csv``); passed on
+    only when given, so the papers' ``check_claims(tables, settings, rng)`` is unchanged.
     """
-    return paper_module(paper).check_claims(tables, settings, stream(seed, paper, "claims"))
+    rng = stream(seed, paper, "claims")
+    if inputs:
+        return paper_module(paper).check_claims(tables, settings, rng, inputs=dict(inputs))
+    return paper_module(paper).check_claims(tables, settings, rng)

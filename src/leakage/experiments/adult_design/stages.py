@@ -1,0 +1,372 @@
+"""adult-design stages: estimate -> design -> release, and the Monte Carlo of fig1 and fig4.
+
+This study goes beyond the five papers: it applies the design of [empirical-pml, Sec. V] (an
+eps-PML mechanism for every prior in the l1-ball B_beta(P̂) around an estimate, beta = beta*(delta)
+of [empirical-pml, eqs. (21), (37)]) to Adult's categorical attributes and compares it with the
+best eps-LDP mechanism and k-ary randomized response.
+
+Methods (``METHODS``):
+
+* ``pml``: the MI-optimal mechanism that is eps-PML on B_beta(P̂) (``leakage.design.optimal_mechanism``,
+  ``privacy="pml"``); with probability 1 - delta the true prior lies in the ball, so the release is
+  (eps, delta)-PML.
+* ``pml_prop2``: route (44) of [empirical-pml, Proposition 2]: the optimum over M(eps', P̂) with
+  eps' = design_epsilon(eps, beta) (eq. (43)); empty when eps' < 0, recorded as infeasible.
+* ``ldp``: the MI-optimal eps-LDP mechanism (``privacy="ldp"``).
+* ``rr``: k-ary randomized response at eps (``leakage.dp.randomized_response``).
+
+Only wiring: the mathematics is in ``leakage.design`` (the engine), ``leakage.estimation``,
+``leakage.information``, ``leakage.dp`` and ``leakage.utility``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+import pandas as pd
+
+from leakage.adult_experiment import sample_sizes
+from leakage.data.adult import CATEGORICAL_ATTRIBUTES, categorical_column
+from leakage.dp import randomized_response
+from leakage.estimation import beta_star, empirical_distribution
+from leakage.information import empirical_mutual_information, mutual_information
+from leakage.utility import channel_outputs
+
+#: The compared methods, in table order.
+METHODS = ("pml", "pml_prop2", "ldp", "rr")
+
+PRIOR_COLUMNS = ["attribute", "category", "count", "p_hat"]
+MECHANISM_COLUMNS = ["attribute", "method", "eps", "delta", "beta", "x", "y", "probability"]
+CURVE_COLUMNS = ["attribute", "method", "eps", "mi", "feasible", "reason"]
+MC_COLUMNS = [
+    "attribute", "method", "eps", "m", "iteration", "beta", "n_observed", "mi_empirical", "mi_exact",
+    "feasible", "reason",
+]  # fmt: skip
+
+#: Defaults of the config section ``adult-design`` (mirrors workflow/schemas/adult-design.schema.yaml).
+DEFAULT_SETTINGS = {
+    "attributes": ["race", "relationship", "marital-status", "workclass", "occupation", "education", "native-country"],
+    "eps": [0.5, 1.0, 2.0],
+    "delta": 1.0e-6,
+    "methods": list(METHODS),
+    "curve": {"eps_min": 0.1, "eps_max": 4.0, "n_eps": 12},
+    "mc_attributes": ["race", "marital-status", "education"],
+    "mc": {"eps": 1.0, "m_min": 100, "m_max": None, "n_m": 12, "iterations": 20},
+    "heatmap": {"attribute": "education", "eps": 1.0, "methods": ["pml", "ldp"]},
+    "release": {"eps": 1.0, "rng": "seeded"},
+}  # fmt: skip
+
+
+def _fail(key: str, message: str):
+    raise ValueError(f"adult-design.{key}: {message}")
+
+
+def _check_attributes(values, key: str) -> list[str]:
+    if isinstance(values, str) or not isinstance(values, (list, tuple)) or not values:
+        _fail(key, f"must be a non-empty list of attributes from {list(CATEGORICAL_ATTRIBUTES)}, got {values!r}")
+    bad = [a for a in values if a not in CATEGORICAL_ATTRIBUTES]
+    if bad:
+        _fail(key, f"unknown attributes {bad}; choose from {list(CATEGORICAL_ATTRIBUTES)}")
+    if len(set(values)) != len(values):
+        _fail(key, f"lists an attribute twice: {list(values)}")
+    return list(values)
+
+
+def _check_eps(value, key: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value <= 20) or math.isnan(value):
+        _fail(key, f"must be a number in (0, 20] nats, got {value!r}")
+    return float(value)
+
+
+def check_settings(settings: Mapping | None = None) -> dict:
+    """The ``adult-design`` section with defaults filled in, every value checked.
+
+    The schema (workflow/schemas/adult-design.schema.yaml) refuses the same values before any job;
+    this check guards library calls made outside Snakemake. ``ValueError`` names the key.
+    """
+    given = dict(settings or {})
+    unknown = sorted(set(given) - set(DEFAULT_SETTINGS))
+    if unknown:
+        _fail(str(unknown[0]), f"unknown key; allowed keys are {sorted(DEFAULT_SETTINGS)}")
+    s = {k: (dict(v) if isinstance(v, dict) else v) for k, v in DEFAULT_SETTINGS.items()}
+    for key, value in given.items():
+        if isinstance(s[key], dict):
+            if not isinstance(value, Mapping):
+                _fail(key, f"must be a mapping, got {value!r}")
+            extra = sorted(set(value) - set(s[key]))
+            if extra:
+                _fail(f"{key}.{extra[0]}", f"unknown key; allowed keys are {sorted(s[key])}")
+            s[key].update(value)
+        else:
+            s[key] = value
+    s["attributes"] = _check_attributes(s["attributes"], "attributes")
+    if isinstance(s["eps"], (str, bytes)) or not isinstance(s["eps"], (list, tuple)) or not s["eps"]:
+        _fail("eps", f"must be a non-empty list of numbers in (0, 20], got {s['eps']!r}")
+    s["eps"] = sorted({_check_eps(e, "eps") for e in s["eps"]})
+    d = s["delta"]
+    if isinstance(d, bool) or not isinstance(d, (int, float)) or not (0 < d < 1):
+        _fail("delta", f"must be a probability in (0, 1), got {d!r}")
+    s["delta"] = float(d)
+    methods = s["methods"]
+    if isinstance(methods, str) or not isinstance(methods, (list, tuple)) or not methods or any(
+        m not in METHODS for m in methods
+    ):
+        _fail("methods", f"must be a non-empty list from {list(METHODS)}, got {methods!r}")
+    s["methods"] = [m for m in METHODS if m in methods]
+    c = s["curve"]
+    c["eps_min"], c["eps_max"] = _check_eps(c["eps_min"], "curve.eps_min"), _check_eps(c["eps_max"], "curve.eps_max")
+    if c["eps_min"] >= c["eps_max"]:
+        _fail("curve.eps_max", f"must exceed curve.eps_min = {c['eps_min']}, got {c['eps_max']}")
+    if isinstance(c["n_eps"], bool) or not isinstance(c["n_eps"], int) or c["n_eps"] < 2:
+        _fail("curve.n_eps", f"must be an integer >= 2, got {c['n_eps']!r}")
+    mc = s["mc"]
+    s["mc_attributes"] = _check_attributes(s["mc_attributes"], "mc_attributes")
+    mc["eps"] = _check_eps(mc["eps"], "mc.eps")
+    for key, low in (("m_min", 2), ("n_m", 1), ("iterations", 1)):
+        if isinstance(mc[key], bool) or not isinstance(mc[key], int) or mc[key] < low:
+            _fail(f"mc.{key}", f"must be an integer >= {low}, got {mc[key]!r}")
+    if mc["m_max"] is not None and (
+        isinstance(mc["m_max"], bool) or not isinstance(mc["m_max"], int) or mc["m_max"] < mc["m_min"]
+    ):
+        _fail("mc.m_max", f"must be null (all records) or an integer >= mc.m_min, got {mc['m_max']!r}")
+    h = s["heatmap"]
+    h["attribute"] = _check_attributes([h["attribute"]], "heatmap.attribute")[0]
+    h["eps"] = _check_eps(h["eps"], "heatmap.eps")
+    if not set(h["methods"]) <= set(METHODS) or not h["methods"]:
+        _fail("heatmap.methods", f"must be a non-empty list from {list(METHODS)}, got {h['methods']!r}")
+    r = s["release"]
+    r["eps"] = _check_eps(r["eps"], "release.eps")
+    if r["rng"] not in ("seeded", "secure"):
+        _fail("release.rng", f"must be 'seeded' or 'secure', got {r['rng']!r}")
+    return s
+
+
+def curve_eps(settings: Mapping) -> np.ndarray:
+    """fig2's eps grid: ``curve.n_eps`` log-spaced values in [eps_min, eps_max] and the config's eps."""
+    c = settings["curve"]
+    grid = np.geomspace(c["eps_min"], c["eps_max"], c["n_eps"])
+    return np.unique(np.concatenate([grid, np.asarray(settings["eps"], dtype=float)]))
+
+
+# --------------------------------------------------------------------------- 1. estimate
+
+
+def attribute_codes(table: pd.DataFrame, attribute: str) -> tuple[list[str], np.ndarray]:
+    """``categorical_column`` with its error naming the config key."""
+    try:
+        return categorical_column(table, attribute)
+    except ValueError as exc:
+        raise ValueError(f"adult-design.attributes: {exc}") from None
+
+
+def estimate_priors(table: pd.DataFrame, attributes) -> pd.DataFrame:
+    """``attribute, category, count, p_hat``: P̂ of every attribute over all records [empirical-pml, eq. (13)].
+
+    Categories in the order of :func:`leakage.data.adult.categorical_column` (``?`` its own
+    category); that order defines the indexes x, y of ``mechanisms.csv``.
+    """
+    rows = []
+    for attribute in attributes:
+        categories, codes = attribute_codes(table, attribute)
+        p_hat = empirical_distribution(codes, np.arange(len(categories)))
+        counts = np.bincount(codes, minlength=len(categories))
+        rows += [
+            {"attribute": attribute, "category": c, "count": int(n), "p_hat": float(p)}
+            for c, n, p in zip(categories, counts, p_hat)
+        ]
+    return pd.DataFrame(rows, columns=PRIOR_COLUMNS)
+
+
+def prior_of(priors: pd.DataFrame, attribute: str) -> tuple[list[str], np.ndarray, int]:
+    """(categories, P̂, m) of one attribute from the ``priors.csv`` table."""
+    part = priors[priors["attribute"] == attribute]
+    if part.empty:
+        raise ValueError(f"adult-design: attribute {attribute!r} is not in priors.csv")
+    counts = part["count"].to_numpy(dtype=np.int64)
+    return part["category"].astype(str).tolist(), counts / counts.sum(), int(counts.sum())
+
+
+# --------------------------------------------------------------------------- 2. design
+
+
+@dataclass(frozen=True)
+class Mechanism:
+    """One designed mechanism: ``channel`` (None when infeasible) with the reason."""
+
+    method: str
+    eps: float
+    beta: float
+    channel: np.ndarray | None
+    reason: str = ""
+
+    @property
+    def feasible(self) -> bool:
+        return self.channel is not None
+
+    def mi(self, prior) -> float:
+        """I(X; Y) under ``prior`` in nats; 0 for an infeasible design (nothing is released)."""
+        return mutual_information(self.channel, prior) if self.feasible else 0.0
+
+
+def design(method: str, p_hat, eps: float, beta: float) -> Mechanism:
+    """The mechanism of ``method`` for the estimate ``p_hat`` at ``eps`` (radius ``beta`` for pml).
+
+    ``pml`` and ``pml_prop2`` call the design engine ``leakage.design`` [empirical-pml, Sec. V,
+    Proposition 2, eq. (44)]; ``pml_prop2`` is infeasible (no channel, reason recorded) when
+    eps' = design_epsilon(eps, beta) [eq. (43)] is negative.
+    """
+    p_hat = np.asarray(p_hat, dtype=float)
+    if method == "rr":
+        return Mechanism(method, eps, beta, randomized_response(p_hat.size, eps))
+    from leakage.design import design_epsilon, optimal_mechanism, optimal_mechanism_for_estimate
+
+    if method == "pml":
+        return Mechanism(method, eps, beta, optimal_mechanism(p_hat, eps, privacy="pml", beta=beta).channel)
+    if method == "ldp":
+        return Mechanism(method, eps, beta, optimal_mechanism(p_hat, eps, privacy="ldp").channel)
+    if method == "pml_prop2":
+        eps_prime = design_epsilon(eps, beta)
+        if eps_prime < 0:
+            return Mechanism(method, eps, beta, None, f"route (44) empty: eps' = {eps_prime:.4g} < 0")
+        return Mechanism(method, eps, beta, optimal_mechanism_for_estimate(p_hat, eps, beta).channel)
+    raise ValueError(f"adult-design.methods: unknown method {method!r}; choose from {list(METHODS)}")
+
+
+def mechanism_rows(attribute: str, mech: Mechanism, delta: float) -> list[dict]:
+    """The non-zero entries of a mechanism as ``mechanisms.csv`` rows (none when infeasible)."""
+    if not mech.feasible:
+        return []
+    xs, ys = np.nonzero(mech.channel > 0)
+    return [
+        {"attribute": attribute, "method": mech.method, "eps": mech.eps, "delta": delta, "beta": mech.beta,
+         "x": int(x), "y": int(y), "probability": float(mech.channel[x, y])}
+        for x, y in zip(xs, ys)
+    ]  # fmt: skip
+
+
+def channel_from_rows(rows: pd.DataFrame, n_symbols: int) -> np.ndarray:
+    """The N x M channel of one mechanism's ``mechanisms.csv`` rows (omitted entries are 0)."""
+    n_out = int(rows["y"].max()) + 1 if len(rows) else n_symbols
+    c = np.zeros((n_symbols, max(n_out, 1)))
+    c[rows["x"].to_numpy(int), rows["y"].to_numpy(int)] = rows["probability"].to_numpy(float)
+    return c
+
+
+def design_attribute(priors: pd.DataFrame, attribute: str, settings: Mapping) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Stage 2 for one attribute, from the full-data P̂ (m = all records, beta = beta*(delta) for N symbols).
+
+    Returns (mechanisms rows at the config's eps, fig2's curve: I(X;Y) under P̂ for every method
+    at every eps of :func:`curve_eps`). The rows at the config's eps are the same designs.
+    """
+    s = check_settings(settings)
+    categories, p_hat, m = prior_of(priors, attribute)
+    beta = beta_star(s["delta"], m, len(categories))
+    mech_rows, curve_rows = [], []
+    config_eps = set(s["eps"])
+    for eps in curve_eps(s):
+        for method in s["methods"]:
+            mech = design(method, p_hat, float(eps), beta)
+            curve_rows.append({"attribute": attribute, "method": method, "eps": float(eps), "mi": mech.mi(p_hat),
+                               "feasible": mech.feasible, "reason": mech.reason})  # fmt: skip
+            if float(eps) in config_eps:
+                mech_rows += mechanism_rows(attribute, mech, s["delta"])
+    return pd.DataFrame(mech_rows, columns=MECHANISM_COLUMNS), pd.DataFrame(curve_rows, columns=CURVE_COLUMNS)
+
+
+# --------------------------------------------------------------------------- 3. release
+
+
+def release_rng(kind: str, seed: int, attribute: str) -> np.random.Generator:
+    """The release's generator: ``seeded`` (reproducible, from the config seed and the attribute)
+    or ``secure`` (fresh OS entropy on every run, for a real release)."""
+    from leakage.rng import stream
+
+    if kind == "seeded":
+        return stream(seed, "adult-design", "release", attribute)
+    if kind == "secure":
+        return np.random.Generator(np.random.PCG64(np.random.SeedSequence()))  # OS entropy
+    raise ValueError(f"adult-design.release.rng: must be 'seeded' or 'secure', got {kind!r}")
+
+
+def release_column(table: pd.DataFrame, attribute: str, channel, rng: np.random.Generator) -> pd.DataFrame:
+    """Stage 3: the attribute's column privatized through ``channel``, row-aligned with ``table``.
+
+    One uniform per record, inverse-CDF through the record's row; the released category y is
+    written by name (the category with index y in ``priors.csv`` order). Only the column.
+    """
+    categories, codes = attribute_codes(table, attribute)
+    c = np.asarray(channel, dtype=float)
+    if c.shape[0] != len(categories) or c.shape[1] > len(categories):
+        raise ValueError(f"channel of shape {c.shape} does not fit the {len(categories)} categories of {attribute!r}")
+    y = channel_outputs(c, codes, rng.random(codes.size))
+    return pd.DataFrame({attribute: np.asarray(categories, dtype=object)[y]})
+
+
+# --------------------------------------------------------------------------- Monte Carlo (fig1, fig4)
+
+
+def mc_sizes(settings: Mapping, n_records: int) -> np.ndarray:
+    """fig1/fig4's m: ``mc.n_m`` log-spaced integers from ``mc.m_min`` to ``mc.m_max`` (null: all records)."""
+    mc = settings["mc"]
+    m_max = n_records if mc["m_max"] is None else mc["m_max"]
+    if m_max > n_records:
+        raise ValueError(f"adult-design.mc.m_max: {m_max} exceeds the {n_records} records")
+    if mc["m_min"] > m_max:
+        raise ValueError(f"adult-design.mc.m_min: {mc['m_min']} exceeds the {n_records} records")
+    return sample_sizes(mc["m_min"], m_max, mc["n_m"])
+
+
+def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.random.Generator) -> pd.DataFrame:
+    """Per iteration, for every m: draw m records without replacement, estimate P̂ from them, design
+    every method from that P̂ (beta = beta*(delta) for m and N), release the m records and compute
+    the empirical MI (67) between true and released values [empirical-pml, eq. (67)] and the exact
+    I(X;Y) under P̂. Common random numbers: every method gets the same subset and the same uniforms.
+
+    Unseen categories: the design is over the categories observed in the subset (P̂ has full
+    support on them, as the ball B_beta(P̂) requires); beta uses N = all categories of the
+    attribute (the public alphabet: a larger, conservative radius). The released records are the
+    subset itself, so no released record has an unseen category.
+    """
+    s = check_settings(settings)
+    _, codes = attribute_codes(table, attribute)
+    n_all = int(codes.max()) + 1
+    eps = s["mc"]["eps"]
+    rows = []
+    for m in mc_sizes(s, codes.size):
+        beta = beta_star(s["delta"], int(m), n_all)
+        for it in range(s["mc"]["iterations"]):
+            subset = rng.choice(codes.size, size=int(m), replace=False)
+            observed, x = np.unique(codes[subset], return_inverse=True)
+            p_hat = empirical_distribution(x, np.arange(observed.size))
+            uniforms = rng.random(int(m))
+            for method in s["methods"]:
+                if observed.size == 1:  # one category in the subset: nothing to learn, nothing leaks
+                    mech = Mechanism(method, eps, beta, np.ones((1, 1)), "one observed category")
+                else:
+                    mech = design(method, p_hat, eps, beta)
+                if mech.feasible:
+                    y = channel_outputs(mech.channel, x, uniforms)
+                    mi_emp = empirical_mutual_information(x, y)
+                else:
+                    mi_emp = 0.0
+                rows.append({"attribute": attribute, "method": method, "eps": eps, "m": int(m), "iteration": it,
+                             "beta": beta, "n_observed": int(observed.size), "mi_empirical": mi_emp,
+                             "mi_exact": mech.mi(p_hat), "feasible": mech.feasible, "reason": mech.reason})  # fmt: skip
+    return pd.DataFrame(rows, columns=MC_COLUMNS)
+
+
+def release_attribute(table: pd.DataFrame, mechanisms: pd.DataFrame, attribute: str, settings: Mapping, *, seed: int) -> pd.DataFrame:
+    """Stage 3 for one attribute: its column through the ``pml`` mechanism at ``release.eps`` (from
+    the attribute's ``mechanisms`` rows), with the generator of ``release.rng``."""
+    s = check_settings(settings)
+    eps = s["release"]["eps"]
+    rows = mechanisms[(mechanisms["attribute"] == attribute) & (mechanisms["method"] == "pml")
+                      & np.isclose(mechanisms["eps"], eps, rtol=0, atol=1e-12)]  # fmt: skip
+    if rows.empty:
+        raise ValueError(f"adult-design.release.eps: no pml mechanism of {attribute!r} at eps = {eps} (must be in adult-design.eps)")
+    categories, _ = attribute_codes(table, attribute)
+    channel = channel_from_rows(rows, len(categories))
+    return release_column(table, attribute, channel, release_rng(s["release"]["rng"], seed, attribute))

@@ -1,0 +1,197 @@
+# Study adult-design (beyond the five papers): PML mechanisms designed from estimated
+# distributions of Adult's categorical attributes, against optimal LDP and randomized response.
+# Config section `adult-design` (workflow/schemas/adult-design.schema.yaml); outputs in
+# results/adult-design/. Library: leakage.experiments.adult_design (stages, figures, claims).
+#
+# Stages (one rule each, outputs a person can open):
+#   1. estimate  adult_design_priors      priors.csv                 P̂ of every attribute (full data)
+#   2. design    adult_design_attribute   design/<attribute>.csv     one job per attribute (parallel,
+#                                          design/<attribute>_mi.csv  cluster-ready); fig2's curve
+#                adult_design_mechanisms  mechanisms.csv             gathered (cheap, local)
+#   3. release   adult_design_release     release/<attribute>.csv    column privatized by pml at release.eps
+#      Monte Carlo adult_design_mc        mc/<attribute>.csv         per MC attribute, per iteration
+#   4. evaluate  the generic table -> plot -> claims rules (figures.smk):
+#
+# Figure index (figure -> function in leakage.experiments.adult_design -> what it shows):
+#   fig1 -> fig1: empirical MI (67) between m true and released values vs m, MC attributes, eps = mc.eps
+#   fig2 -> fig2: exact I(X;Y) under the full-data P̂ vs eps, every attribute and method
+#   fig3 -> fig3: designed mechanisms as heatmaps (heatmap.attribute at heatmap.eps, pml | ldp)
+#   fig4 -> fig4: exact I(X;Y) of the exact optimum (pml) vs route (44) (pml_prop2) vs m
+#   claims.csv -> check_claims: orderings, guarantees verified without the engine, gain vs m, fig2 vs mechanisms.csv
+import csv as _csv
+from snakemake.exceptions import WorkflowError
+import re as _re
+
+_AD = config["adult-design"]
+_AD_CATEGORICAL = [
+    "workclass", "education", "marital-status", "occupation", "relationship", "race", "sex",
+    "native-country", "income",
+]  # fmt: skip (leakage.data.adult.CATEGORICAL_ATTRIBUTES; the schema's enum)
+
+
+def _adult_design_check(section):
+    """Checks across keys, before any job: a WorkflowError naming the key."""
+
+    def fail(key, message):
+        raise WorkflowError(f"adult-design.{key}: {message}")
+
+    if section["release"]["eps"] not in section["eps"]:
+        fail("release.eps", f"{section['release']['eps']} must be one of adult-design.eps {section['eps']}")
+    if "pml" not in section["methods"]:
+        fail("methods", "must include pml (the released mechanism)")
+    h = section["heatmap"]
+    if h["attribute"] not in section["attributes"]:
+        fail("heatmap.attribute", f"{h['attribute']!r} must be one of adult-design.attributes {section['attributes']}")
+    if h["eps"] not in section["eps"]:
+        fail("heatmap.eps", f"{h['eps']} must be one of adult-design.eps {section['eps']}")
+    if not set(h["methods"]) <= set(section["methods"]):
+        fail("heatmap.methods", f"{h['methods']} must be among adult-design.methods {section['methods']}")
+    # a column with a single category: checked here when the data table exists (else by the
+    # estimate job, the study's first, with the same message)
+    table = Path("results/data/adult.csv")
+    wanted = sorted(set(section["attributes"]) | set(section["mc_attributes"]))
+    if table.is_file():
+        with open(table, newline="") as fh:
+            seen = {a: set() for a in wanted}
+            for row in _csv.DictReader(fh):
+                for a in wanted:
+                    if len(seen[a]) < 2:
+                        seen[a].add(row.get(a) or "?")
+        single = [a for a in wanted if len(seen[a]) < 2]
+        if single:
+            key = "attributes" if set(single) & set(section["attributes"]) else "mc_attributes"
+            fail(key, f"attributes {single} have a single category in results/data/adult.csv: nothing to privatize")
+
+
+if "adult-design" in config.get("studies", []):
+    _adult_design_check(_AD)
+
+FIGURES["adult-design"] = ["fig1", "fig2", "fig3", "fig4"]
+FIGURE_INPUTS[("adult-design", "fig1")] = {f"mc_{a}": f"results/adult-design/mc/{a}.csv" for a in _AD["mc_attributes"]}
+FIGURE_INPUTS[("adult-design", "fig4")] = FIGURE_INPUTS[("adult-design", "fig1")]
+FIGURE_INPUTS[("adult-design", "fig2")] = {
+    f"curve_{a}": f"results/adult-design/design/{a}_mi.csv" for a in _AD["attributes"]
+}
+FIGURE_INPUTS[("adult-design", "fig3")] = {
+    "priors": "results/adult-design/priors.csv",
+    "mechanisms": "results/adult-design/mechanisms.csv",
+}
+CLAIMS_INPUTS["adult-design"] = FIGURE_INPUTS[("adult-design", "fig3")]
+EXTRA_TARGETS["adult-design"] = [
+    "results/adult-design/priors.csv",
+    "results/adult-design/mechanisms.csv",
+] + [f"results/adult-design/release/{a}.csv" for a in _AD["attributes"]]
+
+
+wildcard_constraints:
+    attribute="|".join(_re.escape(a) for a in _AD_CATEGORICAL),
+
+
+localrules:
+    adult_design_mechanisms,
+
+
+rule adult_design_priors:
+    input:
+        table="results/data/adult.csv",
+        code=math_code("adult-design"),
+    output:
+        priors="results/adult-design/priors.csv",
+    params:
+        settings=_AD,
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    log:
+        "logs/adult-design/priors.log",
+    benchmark:
+        "benchmarks/adult-design/priors.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/adult_design_priors.py"
+
+
+rule adult_design_attribute:
+    input:
+        priors="results/adult-design/priors.csv",
+        code=math_code("adult-design"),
+    output:
+        mechanisms="results/adult-design/design/{attribute}.csv",
+        curve="results/adult-design/design/{attribute}_mi.csv",
+    params:
+        settings=_AD,
+    resources:
+        mem_mb=2000,
+        runtime=30,
+    log:
+        "logs/adult-design/{attribute}_design.log",
+    benchmark:
+        "benchmarks/adult-design/{attribute}_design.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/adult_design_attribute.py"
+
+
+rule adult_design_mechanisms:
+    input:
+        parts=expand("results/adult-design/design/{attribute}.csv", attribute=_AD["attributes"]),
+    output:
+        mechanisms="results/adult-design/mechanisms.csv",
+    resources:
+        mem_mb=500,
+        runtime=5,
+    log:
+        "logs/adult-design/mechanisms.log",
+    benchmark:
+        "benchmarks/adult-design/mechanisms.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/adult_design_gather.py"
+
+
+rule adult_design_release:
+    input:
+        table="results/data/adult.csv",
+        mechanisms="results/adult-design/design/{attribute}.csv",
+        code=math_code("adult-design"),
+    output:
+        release="results/adult-design/release/{attribute}.csv",
+    params:
+        settings=_AD,
+        seed=config["seed"],
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    log:
+        "logs/adult-design/{attribute}_release.log",
+    benchmark:
+        "benchmarks/adult-design/{attribute}_release.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/adult_design_release.py"
+
+
+rule adult_design_mc:
+    input:
+        table="results/data/adult.csv",
+        code=math_code("adult-design"),
+    output:
+        mc="results/adult-design/mc/{attribute}.csv",
+    params:
+        settings=_AD,
+        seed=config["seed"],
+    resources:
+        mem_mb=2000,
+        runtime=60,
+    log:
+        "logs/adult-design/{attribute}_mc.log",
+    benchmark:
+        "benchmarks/adult-design/{attribute}_mc.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/adult_design_mc.py"
