@@ -71,7 +71,7 @@ def fig2(settings, rng, inputs):
     """Exact I(X;Y) under the full-data P̂ vs eps, every attribute and method (the design jobs' curves)."""
     curve = _gather(inputs, "curve_")
     curve["feasible"] = _bool(curve["feasible"])
-    curve["reason"] = curve["reason"].fillna("")
+    curve["reason"] = curve["reason"].astype(object).where(curve["reason"].notna(), "")
     return curve[FIG2_COLUMNS]
 
 
@@ -102,7 +102,7 @@ def fig4(settings, rng, inputs):
     """Exact I(X;Y) under the subset's P̂: the exact optimum (pml) vs route (44) (pml_prop2), vs m."""
     mc = _gather(inputs, "mc_")
     mc["feasible"] = _bool(mc["feasible"])
-    mc["reason"] = mc["reason"].fillna("")
+    mc["reason"] = mc["reason"].astype(object).where(mc["reason"].notna(), "")
     rows = []
     for (attribute, eps, m), g in mc.groupby(["attribute", "eps", "m"], sort=False):
         pml, prop2 = g[g["method"] == "pml"], g[g["method"] == "pml_prop2"]

@@ -1,0 +1,324 @@
+"""Study adult-design: the stages (estimate, design, release, Monte Carlo), the figure tables, the
+claims checkers, config refusal, and the real Snakemake CLI on the shipped Adult sample.
+
+Until the design engine (``leakage.design.optimal_mechanism``) is merged, the tests replace it by a
+stand-in that returns k-ary randomized response (eps-LDP, hence eps-PML on every ball): enough to
+test the plumbing; with the real engine present, the tests use it. Expected counts are taken from
+the raw sample with plain string operations, not from the code under test.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+import leakage.design
+from leakage.data.adult import categorical_column, parse_raw
+from leakage.dp import randomized_response
+from leakage.experiments import adult_design as study
+from leakage.experiments.adult_design import stages
+
+from conftest import ROOT
+from test_workflow import CONFIG as WORKFLOW_CONFIG
+from test_workflow import finish, jobs_run
+
+SAMPLE = ROOT / "tests" / "data" / "adult_sample"
+COLUMNS = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation",
+           "relationship", "race", "sex", "capital-gain", "capital-loss", "hours-per-week",
+           "native-country", "income"]  # fmt: skip
+HAS_ENGINE = hasattr(leakage.design, "optimal_mechanism")
+
+_STUB = '''"""Test stand-in of the design engine (tests/test_adult_design.py): randomized response, which
+is eps-LDP and so eps-PML on every ball; NOT an optimal design."""
+from types import SimpleNamespace
+
+from leakage.design.polytope import design_epsilon
+from leakage.dp import randomized_response
+
+
+def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_information"):
+    return SimpleNamespace(channel=randomized_response(len(prior), eps))
+
+
+def optimal_mechanism_for_estimate(prior, eps, beta, utility="mutual_information"):
+    e = design_epsilon(eps, beta)
+    if e < 0:
+        raise ValueError("eps' < 0")
+    return SimpleNamespace(channel=randomized_response(len(prior), e))
+'''
+
+
+@pytest.fixture(autouse=True)
+def engine(monkeypatch):
+    """The real engine if merged, else the randomized-response stand-in (plumbing only)."""
+    if not HAS_ENGINE:
+        ns = {}
+        exec(_STUB, ns)
+        monkeypatch.setattr(leakage.design, "optimal_mechanism", ns["optimal_mechanism"], raising=False)
+        monkeypatch.setattr(leakage.design, "optimal_mechanism_for_estimate", ns["optimal_mechanism_for_estimate"], raising=False)
+    return HAS_ENGINE
+
+
+@pytest.fixture(scope="module")
+def table():
+    return parse_raw(SAMPLE / "adult.data", SAMPLE / "adult.test")
+
+
+def raw_column(name):
+    i = COLUMNS.index(name)
+    out = []
+    for f in ("adult.data", "adult.test"):
+        for line in (SAMPLE / f).read_text().splitlines():
+            if line.strip() and not line.startswith("|"):
+                out.append(line.split(",")[i].strip())
+    return out
+
+
+SMALL = {
+    "attributes": ["race", "workclass"], "eps": [1.0], "curve": {"n_eps": 3},
+    "mc_attributes": ["race"], "mc": {"m_min": 50, "n_m": 2, "iterations": 2},
+    "heatmap": {"attribute": "race", "eps": 1.0},
+}  # fmt: skip
+
+
+# ------------------------------------------------------------------ estimate
+
+
+def test_categorical_column_keeps_missing_as_category(table):
+    categories, codes = categorical_column(table, "workclass")
+    raw = raw_column("workclass")
+    assert "?" in categories and len(codes) == len(raw) == 500
+    assert [categories[c] for c in codes] == raw
+    counts = np.bincount(codes)
+    assert list(counts) == sorted(counts, reverse=True)  # most frequent first
+    assert raw.count("?") == 29 == counts[categories.index("?")]
+
+
+def test_categorical_column_refuses_unknown_and_single_category(table):
+    with pytest.raises(ValueError, match="'age' is not a categorical column"):
+        categorical_column(table, "age")
+    one = table.assign(race="White")
+    with pytest.raises(ValueError, match="'race' has a single category"):
+        categorical_column(one, "race")
+    with pytest.raises(ValueError, match=r"adult-design\.attributes: .*'race' has a single category"):
+        stages.estimate_priors(one, ["race"])
+
+
+def test_priors_sum_to_one_and_counts_match_the_data(table):
+    priors = stages.estimate_priors(table, ["race", "native-country", "occupation"])
+    assert list(priors.columns) == ["attribute", "category", "count", "p_hat"]
+    for attribute, g in priors.groupby("attribute"):
+        assert g["p_hat"].sum() == pytest.approx(1.0, abs=1e-12)
+        raw = raw_column(attribute)
+        assert dict(zip(g["category"], g["count"])) == {c: raw.count(c) for c in set(raw)}
+        assert np.allclose(g["p_hat"], g["count"] / len(raw))
+
+
+# ------------------------------------------------------------------ design
+
+
+def test_design_attribute_mechanisms_row_stochastic_and_fig2_consistent(table):
+    priors = stages.estimate_priors(table, SMALL["attributes"])
+    mechs, curve = stages.design_attribute(priors, "race", SMALL)
+    assert list(mechs.columns) == stages.MECHANISM_COLUMNS
+    assert set(mechs["method"]) == set(stages.METHODS)
+    n = (priors["attribute"] == "race").sum()
+    for method, rows in mechs.groupby("method"):
+        c = stages.channel_from_rows(rows, n)
+        assert c.shape[0] == n and c.shape[1] <= n
+        assert np.allclose(c.sum(axis=1), 1.0, atol=1e-9) and (c >= 0).all()
+        assert (rows["probability"] > 0).all()  # zero entries left out
+    assert len(stages.curve_eps(stages.check_settings(SMALL))) >= 3
+    assert curve["mi"].notna().all()
+    claim = study.consistency_claim(priors, mechs, curve, [1.0])
+    assert claim.holds, claim.detail
+    assert all(c.holds for c in study.guarantee_claims(priors, mechs)), study.guarantee_claims(priors, mechs)
+
+
+def test_route_44_empty_is_recorded_not_nan():
+    mech = stages.design("pml_prop2", [0.5, 0.3, 0.2], 0.1, 1.5)  # eps' = 0.1 - log(1 + 0.83) < 0
+    assert not mech.feasible and "eps'" in mech.reason and mech.mi([0.5, 0.3, 0.2]) == 0.0
+
+
+# ------------------------------------------------------------------ release
+
+
+def test_release_row_aligned_valid_reproducible_and_secure_differs(table):
+    priors = stages.estimate_priors(table, ["workclass"])
+    mechs, _ = stages.design_attribute(priors, "workclass", {**SMALL, "attributes": ["workclass"]})
+    seeded = {**SMALL, "attributes": ["workclass"], "release": {"eps": 1.0, "rng": "seeded"}}
+    a = stages.release_attribute(table, mechs, "workclass", seeded, seed=7)
+    b = stages.release_attribute(table, mechs, "workclass", seeded, seed=7)
+    assert list(a.columns) == ["workclass"] and len(a) == len(table)
+    assert set(a["workclass"]) <= set(priors["category"])
+    pd.testing.assert_frame_equal(a, b)
+    assert not a.equals(stages.release_attribute(table, mechs, "workclass", seeded, seed=8))
+    secure = {**seeded, "release": {"eps": 1.0, "rng": "secure"}}
+    s1 = stages.release_attribute(table, mechs, "workclass", secure, seed=7)
+    s2 = stages.release_attribute(table, mechs, "workclass", secure, seed=7)
+    assert not s1.equals(a) and not s1.equals(s2)
+
+
+def test_monte_carlo_common_random_numbers_and_figure_tables(table, tmp_path):
+    mc = stages.monte_carlo(table, "race", SMALL, np.random.default_rng(1))
+    assert set(mc["m"]) == {50, 500} and mc["mi_empirical"].notna().all()
+    assert len(mc) == 2 * 2 * len(stages.METHODS)
+    path = tmp_path / "race.csv"
+    mc.to_csv(path, index=False)
+    f1 = study.fig1({}, None, {"mc_race": path})
+    assert list(f1.columns)[:6] == ["attribute", "method", "eps", "m", "mi_mean", "mi_std"]
+    f4 = study.fig4({}, None, {"mc_race": path})
+    assert list(f4.columns)[:5] == ["attribute", "eps", "m", "mi_exact", "mi_prop2"]
+    if not HAS_ENGINE:  # the stand-in gives pml and ldp the same channel: same uniforms, same MI
+        wide = mc.pivot_table(index=["m", "iteration"], columns="method", values="mi_empirical")
+        assert np.allclose(wide["pml"], wide["ldp"]) and np.allclose(wide["ldp"], wide["rr"])
+
+
+# ------------------------------------------------------------------ claims detect violations
+
+
+def test_claims_detect_a_broken_ordering_and_gain():
+    fig2 = pd.DataFrame({"attribute": "race", "method": ["pml", "pml_prop2", "ldp", "rr"], "eps": 1.0,
+                         "mi": [0.3, 0.2, 0.35, 0.1], "feasible": True, "reason": ""})  # fmt: skip
+    claims = {c.claim: c for c in study._order_claims("fig2", fig2, "mi", ["attribute", "eps"], "x")}
+    assert not claims["pml >= ldp (x) at every attribute, eps"].holds
+    assert claims["ldp >= rr (x) at every attribute, eps"].holds
+    assert "-0.05" in claims["pml >= ldp (x) at every attribute, eps"].detail
+    fig1 = pd.DataFrame({"attribute": "race", "method": ["pml", "ldp"] * 3, "m": [10, 10, 100, 100, 1000, 1000],
+                         "mi_exact_mean": [0.5, 0.1, 0.4, 0.1, 0.6, 0.1]})  # fmt: skip
+    (gain,) = study.gain_claims(fig1)
+    assert not gain.holds and "1 decreases" in gain.detail
+
+
+def test_claims_detect_a_mechanism_that_breaks_its_guarantee():
+    priors = pd.DataFrame({"attribute": "a", "category": ["u", "v", "w"], "count": [50, 30, 20], "p_hat": [0.5, 0.3, 0.2]})
+    rows = []
+    for method, c in (("pml", np.eye(3)), ("ldp", randomized_response(3, 2.0)), ("rr", randomized_response(3, 1.0))):
+        xs, ys = np.nonzero(c)
+        rows += [{"attribute": "a", "method": method, "eps": 1.0, "delta": 1e-6, "beta": 0.1, "x": x, "y": y,
+                  "probability": c[x, y]} for x, y in zip(xs, ys)]  # fmt: skip
+    mechs = pd.DataFrame(rows)
+    verdict = {c.claim: c for c in study.guarantee_claims(priors, mechs)}
+    assert not verdict["sup of PML on B_beta(P̂) <= eps (pml, pml_prop2)"].holds  # identity leaks log(1/0.15)
+    assert not verdict["LDP ratio <= eps (ldp, rr)"].holds  # rr at eps 2 labelled eps 1
+    assert "a/ldp/eps=1" in verdict["LDP ratio <= eps (ldp, rr)"].detail
+    fig2 = pd.DataFrame({"attribute": "a", "method": ["rr"], "eps": [1.0], "mi": [0.9], "feasible": [True]})
+    assert not study.consistency_claim(priors, mechs, fig2, [1.0]).holds
+
+
+# ------------------------------------------------------------------ config refusal
+
+
+@pytest.mark.parametrize(
+    "section, key",
+    [
+        ({"attributes": ["age"]}, "attributes"),
+        ({"attributes": []}, "attributes"),
+        ({"eps": [0.0]}, "eps"),
+        ({"delta": 1.5}, "delta"),
+        ({"mc": {"iterations": 0}}, "mc.iterations"),
+        ({"release": {"rng": "urandom"}}, "release.rng"),
+        ({"bogus": 1}, "bogus"),
+    ],
+)
+def test_bad_settings_refused_naming_the_key(section, key):
+    with pytest.raises(ValueError, match=re.escape(f"adult-design.{key}")):
+        stages.check_settings(section)
+
+
+@pytest.mark.parametrize(
+    "section, message",
+    [
+        ({"attributes": ["age"]}, "'age' is not one of"),
+        ({"attributes": []}, "[] should be non-empty"),
+        ({"eps": [25]}, "25 is greater than the maximum of 20"),
+        ({"delta": 0}, "0 is less than or equal to the minimum of 0"),
+        ({"mc_attributes": ["salary"]}, "'salary' is not one of"),
+    ],
+)
+def test_schema_refuses_bad_values(section, message):
+    from snakemake.exceptions import WorkflowError
+    from snakemake.utils import validate
+
+    with pytest.raises(WorkflowError, match=re.escape(message)):
+        validate(dict(section), str(ROOT / "workflow/schemas/adult-design.schema.yaml"))
+
+
+# ------------------------------------------------------------------ the real CLI
+
+
+def _workdir(path: Path, study_section: dict) -> Path:
+    """A working directory with the test config; the library copied (plus the engine stand-in
+    while the engine is not merged), so that the jobs import it through PYTHONPATH."""
+    path.mkdir(parents=True)
+    config = {**WORKFLOW_CONFIG, "studies": ["adult-design"], "adult-design": study_section}
+    (path / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
+    shutil.copytree(ROOT / "src", path / "src", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    if not HAS_ENGINE:
+        (path / "src/leakage/design/optimal.py").write_text(_STUB)
+        with open(path / "src/leakage/design/__init__.py", "a") as fh:
+            fh.write("\nfrom leakage.design.optimal import optimal_mechanism, optimal_mechanism_for_estimate  # noqa\n")
+    return path
+
+
+def _snakemake(workdir: Path, *args: str, background=False):
+    import os
+
+    env = {**os.environ, "PYTHONPATH": str(workdir / "src"), "MPLBACKEND": "Agg"}
+    cmd = [sys.executable, "-m", "snakemake", "-s", str(ROOT / "Snakefile"), "--directory", str(workdir),
+           "--cores", "2", *args]  # fmt: skip
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env=env)
+    return proc if background else finish(proc)
+
+
+TARGETS = ["results/adult-design/claims.csv", "results/adult-design/fig1.png", "results/adult-design/fig2.png",
+           "results/adult-design/fig3.png", "results/adult-design/fig4.png",
+           "results/adult-design/release/race.csv", "results/adult-design/release/workclass.csv"]  # fmt: skip
+
+
+@pytest.mark.workflow
+def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
+    bad_schema = _snakemake(_workdir(tmp_path / "bad1", {"attributes": ["age"]}), "-n", *TARGETS, background=True)
+    bad_cross = _snakemake(_workdir(tmp_path / "bad2", {**SMALL, "release": {"eps": 2.0}}), "-n", *TARGETS, background=True)
+    workdir = _workdir(tmp_path / "run", SMALL)
+    run = _snakemake(workdir, *TARGETS)
+    assert run.returncode == 0, run.stdout[-4000:]
+    ran = jobs_run(run.stdout)
+    assert ran.count("adult_design_attribute") == 2 and ran.count("adult_design_release") == 2
+    assert ran.count("adult_design_mc") == 1 and "adult_design_priors" in ran
+
+    res = workdir / "results/adult-design"
+    priors = pd.read_csv(res / "priors.csv", keep_default_na=False)
+    assert list(priors.columns) == ["attribute", "category", "count", "p_hat"]
+    assert priors.groupby("attribute")["count"].sum().tolist() == [500, 500]
+    mechs = pd.read_csv(res / "mechanisms.csv")
+    assert list(mechs.columns) == stages.MECHANISM_COLUMNS and set(mechs["attribute"]) == {"race", "workclass"}
+    release = pd.read_csv(res / "release/workclass.csv", keep_default_na=False)
+    assert list(release.columns) == ["workclass"] and len(release) == 500
+    assert set(release["workclass"]) <= set(priors.loc[priors["attribute"] == "workclass", "category"])
+    expected_cols = {"fig1": ["attribute", "method", "eps", "m", "mi_mean", "mi_std"],
+                     "fig2": ["attribute", "method", "eps", "mi"],
+                     "fig3": ["attribute", "method", "eps", "x", "y", "probability"],
+                     "fig4": ["attribute", "eps", "m", "mi_exact", "mi_prop2"]}  # fmt: skip
+    for fig, cols in expected_cols.items():
+        t = pd.read_csv(res / f"{fig}.csv", keep_default_na=False, na_values=[""])
+        assert list(t.columns)[: len(cols)] == cols, fig
+        assert not t[cols].isna().any().any(), fig
+    claims = pd.read_csv(res / "claims.csv", dtype={"holds": str}, keep_default_na=False)
+    guar = claims[claims["figure"] == "mechanisms"]
+    assert len(guar) == 3 and (guar["holds"] == "true").all(), guar
+    assert (claims.loc[claims["claim"].str.contains("equals the MI"), "holds"] == "true").all()
+
+    bad = finish(bad_schema)
+    assert bad.returncode != 0 and "'age' is not one of" in bad.stdout and jobs_run(bad.stdout) == []
+    bad = finish(bad_cross)
+    assert bad.returncode != 0 and "adult-design.release.eps" in bad.stdout and jobs_run(bad.stdout) == []
