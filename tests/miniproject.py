@@ -187,6 +187,9 @@ def make_project(dest: Path, papers: list[str] | None = None, root: Path = ROOT)
         )
         sections[paper] = {f: {"points": 5} for f in figures}
     config = {"seed": 1, "papers": papers if papers is not None else list(FAKE_FIGURES), **sections}
+    top = yaml.safe_load((dest / "workflow" / "schemas" / "config.schema.yaml").read_text())["properties"]
+    if "studies" in top:
+        config["studies"] = []  # the fake papers only (a study needs the design engine and more time)
     sample = dest / "adult_sample"
     if _has_real_data_rule(dest):
         # the project's own Adult step, on the shipped raw sample (or a generated one), verified

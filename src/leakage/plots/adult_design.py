@@ -43,6 +43,7 @@ def fig1(table, settings):
         ax.set_ylabel("empirical MI (67) [nats]")
         ax.set_title(f"{attribute}, eps = {part['eps'].iloc[0]:g}")
         ax.legend()
+    fig.tight_layout()
     return fig
 
 
@@ -58,12 +59,13 @@ def fig2(table, settings):
         ax.set_ylabel("I(X;Y) under P̂ [nats]")
         ax.set_title(attribute)
         ax.legend()
+    fig.tight_layout()
     return fig
 
 
 def fig3(table, settings):
     methods = list(dict.fromkeys(table["method"]))
-    fig, axes = new_figure(ncols=len(methods), figsize=(5.5 * len(methods), 5.0))
+    fig, axes = new_figure(ncols=len(methods), figsize=(6.5 * len(methods), 5.5))
     for ax, method in zip(axes[0], methods):
         part = table[table["method"] == method]
         n_x, n_y = int(part["x"].max()) + 1, int(part["y"].max()) + 1
@@ -75,10 +77,12 @@ def fig3(table, settings):
         ax.set_xticks(range(n_y), names_y, rotation=90, fontsize=6)
         ax.set_yticks(range(n_x), names_x, fontsize=6)
         ax.set_xlabel("released category y")
-        ax.set_ylabel("true category x")
+        if ax is axes[0][0]:
+            ax.set_ylabel("true category x")
         ax.set_title(f"{_l(method)}: {part['attribute'].iloc[0]}, eps = {part['eps'].iloc[0]:g}")
         ax.grid(False)
-        fig.colorbar(im, ax=ax, label="P(y|x)")
+        fig.colorbar(im, ax=ax, label="P(y|x)", fraction=0.046, pad=0.02)
+    fig.tight_layout()
     return fig
 
 
@@ -94,6 +98,7 @@ def fig4(table, settings):
         ax.set_ylabel("I(X;Y) under P̂ [nats]")
         ax.set_title(f"{attribute}, eps = {g['eps'].iloc[0]:g}")
         ax.legend()
+    fig.tight_layout()
     return fig
 
 
