@@ -14,7 +14,7 @@ which defines
 
 A paper key may also be a study beyond the papers (``adult-design``): same contract.
 
-These modules only wire the concept modules (``leakage.pml``, ``leakage.information``, ...)
+These modules only wire the concept modules (``leakage.measures.pml``, ``leakage.measures.information``, ...)
 together: no formula is written twice.
 """
 
