@@ -23,7 +23,7 @@ import yaml
 
 import leakage.design
 from leakage.data.adult import categorical_column, parse_raw
-from leakage.dp import randomized_response
+from leakage.measures.dp import randomized_response
 from leakage.experiments import adult_design as study
 from leakage.experiments.adult_design import stages
 
@@ -42,7 +42,7 @@ is eps-LDP and so eps-PML on every ball; NOT an optimal design."""
 from types import SimpleNamespace
 
 from leakage.design.polytope import design_epsilon
-from leakage.dp import randomized_response
+from leakage.measures.dp import randomized_response
 
 
 def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_information"):

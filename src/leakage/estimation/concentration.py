@@ -129,3 +129,11 @@ def weissman_radius(delta, m, n_symbols: int = 2, *, phi: float = 2.0) -> float:
     n_symbols = check_count(n_symbols, "n_symbols", low=2)
     phi = check_scalar(phi, "phi", low=2.0)
     return float(2.0 * np.sqrt((_log_two_pow_minus_two(n_symbols) - np.log(delta)) / (m * phi)))
+
+
+def sample_sizes(m_min: int, m_max: int, n: int) -> np.ndarray:
+    """The sample sizes of an estimation sweep: ``n`` log-spaced integers from ``m_min`` to ``m_max`` (rounded, duplicates removed)."""
+    m_min = check_count(m_min, "m_min")
+    m_max = check_count(m_max, "m_max", low=m_min)
+    n = check_count(n, "n_m")
+    return np.unique(np.rint(np.geomspace(m_min, m_max, n)).astype(np.int64))

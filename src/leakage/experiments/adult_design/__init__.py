@@ -11,8 +11,8 @@ of fig1/fig4 per attribute. The figure tables here only gather those stage outpu
 
 ``check_claims(tables, settings, rng, inputs)`` additionally reads ``priors.csv`` and
 ``mechanisms.csv`` (``inputs``) to verify every mechanism's guarantee independently of the design
-engine, with ``leakage.uncertainty.local_leakage_capacity_on_ball`` (closed form and LP) and
-``leakage.dp.ldp_epsilon``.
+engine, with ``leakage.estimation.uncertainty.local_leakage_capacity_on_ball`` (closed form and LP) and
+``leakage.measures.dp.ldp_epsilon``.
 """
 
 from __future__ import annotations
@@ -21,15 +21,15 @@ import numpy as np
 import pandas as pd
 
 from leakage.claims import check
-from leakage.dp import ldp_epsilon
+from leakage.measures.dp import ldp_epsilon
 from leakage.experiments.adult_design.stages import (
     METHODS,
     channel_from_rows,
     check_settings,
     prior_of,
 )
-from leakage.information import mutual_information
-from leakage.uncertainty import local_leakage_capacity_on_ball
+from leakage.measures.information import mutual_information
+from leakage.estimation.uncertainty import local_leakage_capacity_on_ball
 
 FIG1_COLUMNS = ["attribute", "method", "eps", "m", "mi_mean", "mi_std", "mi_exact_mean", "n_feasible", "iterations"]
 FIG2_COLUMNS = ["attribute", "method", "eps", "mi", "feasible", "reason"]

@@ -13,10 +13,10 @@ Methods (``METHODS``):
 * ``pml_prop2``: route (44) of [empirical-pml, Proposition 2]: the optimum over M(eps', P̂) with
   eps' = design_epsilon(eps, beta) (eq. (43)); empty when eps' < 0, recorded as infeasible.
 * ``ldp``: the MI-optimal eps-LDP mechanism (``privacy="ldp"``).
-* ``rr``: k-ary randomized response at eps (``leakage.dp.randomized_response``).
+* ``rr``: k-ary randomized response at eps (``leakage.measures.dp.randomized_response``).
 
 Only wiring: the mathematics is in ``leakage.design`` (the engine), ``leakage.estimation``,
-``leakage.information``, ``leakage.dp`` and ``leakage.utility``.
+``leakage.measures`` and ``leakage.mechanisms.release``.
 """
 
 from __future__ import annotations
@@ -28,12 +28,11 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from leakage.adult_experiment import sample_sizes
 from leakage.data.adult import CATEGORICAL_ATTRIBUTES, categorical_column
-from leakage.dp import randomized_response
-from leakage.estimation import beta_star, empirical_distribution
-from leakage.information import empirical_mutual_information, mutual_information
-from leakage.utility import channel_outputs
+from leakage.measures.dp import randomized_response
+from leakage.estimation.concentration import beta_star, empirical_distribution, sample_sizes
+from leakage.measures.information import empirical_mutual_information, mutual_information
+from leakage.mechanisms.release import channel_outputs
 
 #: The compared methods, in table order.
 METHODS = ("pml", "pml_prop2", "ldp", "rr")

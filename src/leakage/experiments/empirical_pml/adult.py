@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from leakage.estimation.concentration import beta_star
+from leakage.estimation.concentration import beta_star, sample_sizes  # noqa: F401 (sample_sizes: used here and re-exported)
 from leakage.measures.information import empirical_mutual_information_counts
 from leakage.mechanisms.additive import (
     ball_min_probability,
@@ -63,14 +63,6 @@ class Setting:
             check_probability(self.delta, "delta")
         elif self.delta != 0:
             raise ValueError(f"ldp settings have delta = 0, got {self.delta!r}")
-
-
-def sample_sizes(m_min: int, m_max: int, n: int) -> np.ndarray:
-    """``n`` log-spaced integers from ``m_min`` to ``m_max`` (rounded, duplicates removed)."""
-    m_min = check_count(m_min, "m_min")
-    m_max = check_count(m_max, "m_max", low=m_min)
-    n = check_count(n, "n_m")
-    return np.unique(np.rint(np.geomspace(m_min, m_max, n)).astype(np.int64))
 
 
 def scales(settings, p_hat, m) -> np.ndarray:

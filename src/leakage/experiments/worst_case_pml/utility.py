@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from leakage.mechanisms.release import channel_outputs
 from leakage.validation import _as_float_array, check_channel_prior, check_count, check_positive
 
 
@@ -118,25 +119,6 @@ def sample_pairs(channel, prior, size: int, rng: np.random.Generator):
     size = check_count(size, "size", low=1)
     x = np.minimum(np.searchsorted(np.cumsum(p), rng.random(size), side="right"), p.size - 1)
     return x, channel_outputs(c, x, rng.random(size))
-
-
-def channel_outputs(channel, x, uniforms) -> np.ndarray:
-    """Outputs y_i ~ channel[x_i, :] by inverse-CDF sampling from given uniforms u_i in [0, 1).
-
-    y_i is the first output whose cumulative probability in row x_i exceeds u_i (times the row's
-    total, against rounding), so an output of probability zero is never drawn. The same uniforms
-    through different channels give common random numbers (adult-design, fig1). Returns int64.
-    """
-    c = np.asarray(channel, dtype=float)
-    x = np.asarray(x)
-    u = np.asarray(uniforms, dtype=float)
-    if c.ndim != 2 or x.ndim != 1 or u.shape != x.shape:
-        raise ValueError(f"need a 2-D channel and 1-D x, uniforms of equal length, got {c.shape}, {x.shape}, {u.shape}")
-    if x.size and (x.min() < 0 or x.max() >= c.shape[0]):
-        raise ValueError(f"x must index the channel's {c.shape[0]} rows, got values in [{x.min()}, {x.max()}]")
-    cdf = np.cumsum(c[x], axis=1)
-    # y = first index whose CDF exceeds the uniform draw: never an output of probability zero
-    return (cdf <= u[:, None] * cdf[:, -1:]).sum(axis=1).astype(np.int64)
 
 
 def sampled_worst_case_utility(channel, prior, utility, repetitions: int, rng: np.random.Generator) -> float:
