@@ -31,8 +31,9 @@ from leakage.experiments.adult_design.stages import (
 from leakage.measures.information import mutual_information
 from leakage.estimation.uncertainty import local_leakage_capacity_on_ball
 
-FIG1_COLUMNS = ["attribute", "method", "eps", "m", "mi_mean", "mi_std", "mi_exact_mean", "n_feasible", "iterations"]
-FIG2_COLUMNS = ["attribute", "method", "eps", "mi", "feasible", "reason"]
+FIG1_COLUMNS = ["attribute", "method", "eps", "m", "mi_mean", "mi_std", "mi_exact_mean", "n_feasible", "n_certified",
+                "iterations"]
+FIG2_COLUMNS = ["attribute", "method", "eps", "mi", "feasible", "reason", "certified"]
 FIG3_COLUMNS = ["attribute", "method", "eps", "x", "y", "probability", "x_category", "y_category"]
 FIG4_COLUMNS = ["attribute", "eps", "m", "mi_exact", "mi_prop2", "mi_exact_std", "mi_prop2_std", "prop2_feasible", "reason"]
 
@@ -58,11 +59,12 @@ def _bool(series: pd.Series) -> pd.Series:
 def fig1(settings, rng, inputs):
     """Empirical MI (67) vs m per MC attribute and method at ``mc.eps`` (mean, std over iterations)."""
     mc = _gather(inputs, "mc_")
-    mc["feasible"] = _bool(mc["feasible"])
+    mc["feasible"], mc["certified"] = _bool(mc["feasible"]), _bool(mc["certified"])
     g = mc.groupby(["attribute", "method", "eps", "m"], sort=False)
     out = g.agg(
         mi_mean=("mi_empirical", "mean"), mi_std=("mi_empirical", lambda v: float(np.std(v, ddof=1)) if len(v) > 1 else 0.0),
-        mi_exact_mean=("mi_exact", "mean"), n_feasible=("feasible", "sum"), iterations=("iteration", "count"),
+        mi_exact_mean=("mi_exact", "mean"), n_feasible=("feasible", "sum"), n_certified=("certified", "sum"),
+        iterations=("iteration", "count"),
     ).reset_index()  # fmt: skip
     return out[FIG1_COLUMNS]
 
@@ -70,7 +72,7 @@ def fig1(settings, rng, inputs):
 def fig2(settings, rng, inputs):
     """Exact I(X;Y) under the full-data P̂ vs eps, every attribute and method (the design jobs' curves)."""
     curve = _gather(inputs, "curve_")
-    curve["feasible"] = _bool(curve["feasible"])
+    curve["feasible"], curve["certified"] = _bool(curve["feasible"]), _bool(curve["certified"])
     curve["reason"] = curve["reason"].astype(object).where(curve["reason"].notna(), "")
     return curve[FIG2_COLUMNS]
 

@@ -21,7 +21,9 @@ Only wiring: the mathematics is in ``leakage.design`` (the engine), ``leakage.es
 
 from __future__ import annotations
 
+import logging
 import math
+import time
 from dataclasses import dataclass
 from typing import Mapping
 
@@ -34,15 +36,17 @@ from leakage.estimation.concentration import beta_star, empirical_distribution, 
 from leakage.measures.information import empirical_mutual_information, mutual_information
 from leakage.mechanisms.release import channel_outputs
 
+_LOG = logging.getLogger(__name__)
+
 #: The compared methods, in table order.
 METHODS = ("pml", "pml_prop2", "ldp", "rr")
 
 PRIOR_COLUMNS = ["attribute", "category", "count", "p_hat"]
 MECHANISM_COLUMNS = ["attribute", "method", "eps", "delta", "beta", "x", "y", "probability"]
-CURVE_COLUMNS = ["attribute", "method", "eps", "mi", "feasible", "reason"]
+CURVE_COLUMNS = ["attribute", "method", "eps", "mi", "feasible", "reason", "certified"]
 MC_COLUMNS = [
     "attribute", "method", "eps", "m", "iteration", "beta", "n_observed", "mi_empirical", "mi_exact",
-    "feasible", "reason",
+    "feasible", "reason", "certified",
 ]  # fmt: skip
 
 #: Defaults of the config section ``adult-design`` (mirrors workflow/schemas/adult-design.schema.yaml).
@@ -193,13 +197,17 @@ def prior_of(priors: pd.DataFrame, attribute: str) -> tuple[list[str], np.ndarra
 
 @dataclass(frozen=True)
 class Mechanism:
-    """One designed mechanism: ``channel`` (None when infeasible) with the reason."""
+    """One designed mechanism: ``channel`` (None when infeasible) with the reason; ``certified``:
+    the engine proved it optimal (its upper bound meets the value; always true for rr, which is
+    not an optimisation); ``seconds``: the time its design took."""
 
     method: str
     eps: float
     beta: float
     channel: np.ndarray | None
     reason: str = ""
+    certified: bool = True
+    seconds: float = 0.0
 
     @property
     def feasible(self) -> bool:
@@ -222,16 +230,21 @@ def design(method: str, p_hat, eps: float, beta: float) -> Mechanism:
         return Mechanism(method, eps, beta, randomized_response(p_hat.size, eps))
     from leakage.design import design_epsilon, optimal_mechanism, optimal_mechanism_for_estimate
 
+    start = time.perf_counter()
     if method == "pml":
-        return Mechanism(method, eps, beta, optimal_mechanism(p_hat, eps, privacy="pml", beta=beta).channel)
-    if method == "ldp":
-        return Mechanism(method, eps, beta, optimal_mechanism(p_hat, eps, privacy="ldp").channel)
-    if method == "pml_prop2":
+        result = optimal_mechanism(p_hat, eps, privacy="pml", beta=beta)
+    elif method == "ldp":
+        result = optimal_mechanism(p_hat, eps, privacy="ldp")
+    elif method == "pml_prop2":
         eps_prime = design_epsilon(eps, beta)
         if eps_prime < 0:
             return Mechanism(method, eps, beta, None, f"route (44) empty: eps' = {eps_prime:.4g} < 0")
-        return Mechanism(method, eps, beta, optimal_mechanism_for_estimate(p_hat, eps, beta).channel)
-    raise ValueError(f"adult-design.methods: unknown method {method!r}; choose from {list(METHODS)}")
+        result = optimal_mechanism_for_estimate(p_hat, eps, beta)
+    else:
+        raise ValueError(f"adult-design.methods: unknown method {method!r}; choose from {list(METHODS)}")
+    certified = bool(getattr(result, "certified", True))
+    return Mechanism(method, eps, beta, result.channel, "" if certified else "not certified optimal (engine budget)",
+                     certified, time.perf_counter() - start)  # fmt: skip
 
 
 def mechanism_rows(attribute: str, mech: Mechanism, delta: float) -> list[dict]:
@@ -269,7 +282,8 @@ def design_attribute(priors: pd.DataFrame, attribute: str, settings: Mapping) ->
         for method in s["methods"]:
             mech = design(method, p_hat, float(eps), beta)
             curve_rows.append({"attribute": attribute, "method": method, "eps": float(eps), "mi": mech.mi(p_hat),
-                               "feasible": mech.feasible, "reason": mech.reason})  # fmt: skip
+                               "feasible": mech.feasible, "reason": mech.reason, "certified": mech.certified})  # fmt: skip
+            _LOG.info("%s %s eps=%.4g beta=%.4g: %.2f s", attribute, method, eps, beta, mech.seconds)
             if float(eps) in config_eps:
                 mech_rows += mechanism_rows(attribute, mech, s["delta"])
     return pd.DataFrame(mech_rows, columns=MECHANISM_COLUMNS), pd.DataFrame(curve_rows, columns=CURVE_COLUMNS)
@@ -353,7 +367,9 @@ def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.
                     mi_emp = 0.0
                 rows.append({"attribute": attribute, "method": method, "eps": eps, "m": int(m), "iteration": it,
                              "beta": beta, "n_observed": int(observed.size), "mi_empirical": mi_emp,
-                             "mi_exact": mech.mi(p_hat), "feasible": mech.feasible, "reason": mech.reason})  # fmt: skip
+                             "mi_exact": mech.mi(p_hat), "feasible": mech.feasible, "reason": mech.reason,
+                             "certified": mech.certified})  # fmt: skip
+                _LOG.info("%s m=%d it=%d %s: %.2f s", attribute, m, it, method, mech.seconds)
     return pd.DataFrame(rows, columns=MC_COLUMNS)
 
 
