@@ -256,6 +256,12 @@ TARGETS = ["results/adult-design/claims.csv", "results/adult-design/fig2.png",
 def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
     bad_schema = _snakemake(_workdir(tmp_path / "bad1", {"attributes": ["age"]}), "-n", *TARGETS, background=True)
     bad_cross = _snakemake(_workdir(tmp_path / "bad2", {**CLI, "release": {"eps": 2.0}}), "-n", *TARGETS, background=True)
+    single = _workdir(tmp_path / "bad3", CLI)  # a data table whose sex column has one category
+    (single / "results/data").mkdir(parents=True)
+    rows = [",".join(["39", "Private", "77516", "Bachelors", "13", "Never-married", "Sales", "Husband", race, "Male",
+                      "0", "0", "40", "Cuba", inc]) for race, inc in (("White", ">50K"), ("Black", "<=50K"))]  # fmt: skip
+    (single / "results/data/adult.csv").write_text(",".join(COLUMNS) + "\n" + "\n".join(rows) + "\n")
+    bad_single = _snakemake(single, "-n", *TARGETS, background=True)
     workdir = _workdir(tmp_path / "run", CLI)
     run = _snakemake(workdir, *TARGETS)
     assert run.returncode == 0, run.stdout[-4000:]
@@ -288,5 +294,13 @@ def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
 
     bad = finish(bad_schema)
     assert bad.returncode != 0 and "'age' is not one of" in bad.stdout and jobs_run(bad.stdout) == []
+    report = _snakemake(workdir, "--report", "report.html", *TARGETS)
+    assert report.returncode == 0, report.stdout[-3000:]
+    html = (workdir / "report.html").read_text(errors="replace")
+    assert "adult-design" in html and "beyond the papers" in html
+
+    bad = finish(bad_single)
+    assert bad.returncode != 0 and "adult-design.attributes" in bad.stdout and "['sex']" in bad.stdout
+    assert "single category" in bad.stdout and jobs_run(bad.stdout) == []
     bad = finish(bad_cross)
     assert bad.returncode != 0 and "adult-design.release.eps" in bad.stdout and jobs_run(bad.stdout) == []
