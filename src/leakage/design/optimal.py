@@ -576,6 +576,41 @@ def _linear_pricing(cone, c, lifted=None):
 # --------------------------------------------------------------------------- master LP
 
 
+class _Master:
+    """The restricted master LP max obj.lam s.t. cols lam = 1, lam >= 0 in HiGHS, warm-started."""
+
+    def __init__(self, n):
+        import highspy
+
+        self.h = highspy.Highs()
+        self.h.setOptionValue("output_flag", False)
+        self.h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+        self.h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+        self.h.setOptionValue("presolve", "off")
+        self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        inf = highspy.kHighsInf
+        self.h.addRows(n, np.ones(n), np.ones(n), 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        self.inf = inf
+        self.k = 0
+
+    def add(self, cols, obj):
+        k = cols.shape[1]
+        if k == 0:
+            return
+        csc = sp.csc_matrix(cols)
+        self.h.addCols(k, obj.astype(float), np.zeros(k), np.full(k, self.inf),
+                       csc.nnz, csc.indptr[:-1].astype(np.int32), csc.indices.astype(np.int32), csc.data)
+        self.k += k
+
+    def solve(self):
+        self.h.run()
+        st = self.h.getModelStatus()
+        if self.h.modelStatusToString(st) != "Optimal":
+            raise RuntimeError(f"optimal_mechanism: master LP failed: {self.h.modelStatusToString(st)}")
+        sol = self.h.getSolution()
+        return self.h.getInfo().objective_function_value, np.array(sol.col_value), np.array(sol.row_dual)
+
+
 def _master(cols, obj):
     res = linprog(-obj, A_eq=cols, b_eq=np.ones(cols.shape[0]), bounds=(0, None), method="highs-ds",
                   options=_HIGHS)
@@ -661,9 +696,10 @@ def _assemble(cols, lam, n):
     """Recompute the weights of the support by a linear solve, renormalise; returns (weights, support)."""
     sup = np.flatnonzero(lam > 1e-14)
     r = cols[:, sup]
-    sol, *_ = np.linalg.lstsq(r, np.ones(n), rcond=None)
-    if np.all(sol >= 0) and np.max(np.abs(r @ sol - 1.0)) < 1e-12:
-        return sol, sup
+    if sup.size <= n and np.linalg.matrix_rank(r) == sup.size:  # unique weights: solve exactly
+        sol, *_ = np.linalg.lstsq(r, np.ones(n), rcond=None)
+        if np.all(sol >= 0) and np.max(np.abs(r @ sol - 1.0)) < 1e-12:
+            return sol, sup
     return np.clip(lam[sup], 0.0, None), sup
 
 
@@ -755,12 +791,13 @@ def _solve_mi(cone, method, tol, deadline):
     eps_p = design_epsilon(cone.eps, 2 * cone.half) if cone.kind == "ball" else -1.0
     lift_cap = math.exp(eps_p) if eps_p >= 0 else None
     cols = np.ones((n, 1))
+    master = _Master(n)
+    master.add(cols, _mu(p, cols))
     best_bound = np.inf
     iters, generated, nodes_total = 0, cols.shape[1], 0
     while True:
         iters += 1
-        obj = _mu(p, cols)
-        val, lam, w = _master(cols, obj)
+        val, lam, w = master.solve()
         scale = tol * (1 + abs(val))
         out_of_time = time.perf_counter() > deadline
         new = None
@@ -790,6 +827,7 @@ def _solve_mi(cone, method, tol, deadline):
             if new is None or best_bound - val <= scale or out_of_time:
                 break
         cols = np.concatenate([cols, new], axis=1)
+        master.add(new, _mu(p, new))
         generated += new.shape[1]
     lam_b, sup = _assemble(cols, lam, n)
     ch = cols[:, sup] * lam_b[None, :]
@@ -814,22 +852,33 @@ def _solve_linear(cone, u, method, tol, deadline):
         return ch, float(bound), {"columns": cols.shape[1], "iterations": 1}
     cols = np.ones((n, n))
     labels = np.arange(n)
+    master = _Master(n)
+    master.add(cols, c.sum(axis=0))
     best_bound = np.inf
+    w_best = None
     iters = 0
     while True:
         iters += 1
-        obj = np.einsum("xk,xk->k", c[:, labels], cols)
-        val, lam, w = _master(cols, obj)
-        vals, new = _linear_pricing(cone, c - w[:, None], lifted)
-        ub = float(np.max(vals))
-        best_bound = min(best_bound, w.sum() + max(ub, 0.0))
+        val, lam, w = master.solve()
         scale = tol * (1 + abs(val))
+        # Wentges smoothing: price at a point between the best dual so far and the current one
+        # (any dual vector gives a valid bound); fall back to the current duals on mispricing
+        for alpha in ((0.7, 0.0) if w_best is not None else (0.0,)):
+            w_s = w if alpha == 0.0 else alpha * w_best + (1 - alpha) * w
+            vals, new = _linear_pricing(cone, c - w_s[:, None], lifted)
+            b_s = w_s.sum() + max(float(np.max(vals)), 0.0)
+            if b_s < best_bound:
+                best_bound, w_best = b_s, w_s
+            rc = np.einsum("xk,xk->k", c - w[:, None], new)
+            good = np.flatnonzero(rc > scale)
+            if good.size or alpha == 0.0:
+                break
         if best_bound - val <= scale or time.perf_counter() > deadline:
             break
-        good = np.flatnonzero(vals > scale)
         if good.size == 0:
             break
         newc = cone.polish(new[:, good])
+        master.add(newc, np.einsum("xk,xk->k", c[:, good], newc))
         cols = np.concatenate([cols, newc], axis=1)
         labels = np.concatenate([labels, good])
     ch = _linear_channel(cols, labels, lam, n)
