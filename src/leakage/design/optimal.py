@@ -204,6 +204,35 @@ def _two_level(cone, masks):
     return m[None, :] + d[None, :] * masks
 
 
+def _active_set_vertices(a_ub, b_ub, a_eq, b_eq, tol=1e-10):
+    """All vertices of {x: a_ub x <= b_ub, a_eq x = b_eq} by brute force over active sets (tiny sizes)."""
+    n = a_ub.shape[1]
+    k = n - a_eq.shape[0]
+    combos = np.array(list(combinations(range(a_ub.shape[0]), k)), dtype=int).reshape(-1, k)
+    mats = np.concatenate([a_ub[combos], np.broadcast_to(a_eq, (len(combos),) + a_eq.shape)], axis=1)
+    rhs = np.concatenate([b_ub[combos], np.broadcast_to(b_eq, (len(combos), b_eq.size))], axis=1)
+    ok = np.abs(np.linalg.det(mats)) > 1e-12
+    x = np.linalg.solve(mats[ok], rhs[ok][..., None])[..., 0]
+    feas = np.all(x @ a_ub.T <= b_ub + tol, axis=1)
+    return np.unique(np.round(x[feas], 12), axis=0)
+
+
+def _ball_vertices(cone):
+    """Vertices of the normalised cross-section of K for any beta, by brute force (N <= 4):
+    the extreme priors Q_k of B_beta(P) ∩ simplex, then v >= 0, P.v = 1, v_i <= e^eps Q_k.v."""
+    n, p, E = cone.n, cone.p, cone.E
+    signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * n)).reshape(n, -1).T
+    a_ub = np.concatenate([-np.eye(n), signs])
+    b_ub = np.concatenate([np.zeros(n), 2 * cone.half + signs @ p])
+    priors = _active_set_vertices(a_ub, b_ub, np.ones((1, n)), np.ones(1))
+    rows = [-np.eye(n)]
+    for q in priors:
+        rows.append(np.eye(n) - E * q[None, :])
+    a = np.concatenate(rows)
+    verts = _active_set_vertices(a, np.zeros(a.shape[0]), p[None, :], np.ones(1))
+    return verts.T
+
+
 def _enumerate(cone):
     """All vertices of the normalised cross-section of K, where a closed-form family is known."""
     n, p = cone.n, cone.p
@@ -213,7 +242,9 @@ def _enumerate(cone):
     cols = [np.ones((n, 1)), _two_level(cone, masks)]
     if cone.kind == "ball":
         if not cone.small_ball:
-            raise ValueError("enumeration needs beta <= 2 min(prior) for the PML ball")
+            if n > 4:
+                raise ValueError(f"method='enumerate' needs N <= 4 for beta > 2 min(prior), got N = {n}")
+            return _ball_vertices(cone)
         eps_p = design_epsilon(cone.eps, 2 * cone.half)
         if eps_p >= 0:
             cols.append(_lift_vectors(p, math.exp(eps_p)))
@@ -754,7 +785,7 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
 
     cone = _Cone(p, eps, beta, privacy)
     if method == "auto":
-        limit = {"box": 8, "ldp": 14, "ball": 12 if cone.small_ball else 0}[cone.kind]
+        limit = {"box": 8, "ldp": 14, "ball": 12 if cone.small_ball else 3}[cone.kind]
         method = "enumerate" if n <= limit else "colgen"
     if method not in ("enumerate", "colgen"):
         raise ValueError(f"method must be 'auto', 'enumerate' or 'colgen', got {method!r}")
@@ -814,7 +845,7 @@ def _solve_mi(cone, method, tol, deadline):
                                            find=None, max_nodes=200000 if out_of_time else 50000)
             else:
                 ub, found, nodes = _bb_lifted(lifted, w, tol=scale / 4, collect=scale, max_nodes=400,
-                                              deadline=max(deadline, time.perf_counter() + 2.0))
+                                              deadline=max(deadline, time.perf_counter() + 1.0))
             nodes_total += nodes
             best_bound = min(best_bound, w.sum() + max(ub, 0.0))
             if found:
