@@ -26,7 +26,7 @@ rule adult:
 rule adult_estimates:
     input:
         table="results/data/adult.csv",
-        code=["src/leakage/data/adult.py", "src/leakage/estimation.py"],
+        code=["src/leakage/data/adult.py", "src/leakage/estimation/concentration.py"],
     output:
         estimates="results/empirical-pml/adult_estimates.csv",
     resources:

@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from leakage.estimation import empirical_distribution
+from leakage.estimation.concentration import empirical_distribution
 from leakage.validation import check_positive
 
 #: feature -> (label mapped to -1, label mapped to +1), as in the canonical table's columns.

@@ -25,7 +25,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.optimize import linprog
 
-from leakage.information import mutual_information
+from leakage.measures.information import mutual_information
 from leakage.validation import check_count, check_distribution, check_epsilon, check_scalar
 
 FORMS = ("compact", "literal", "estimate")

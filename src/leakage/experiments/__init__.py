@@ -10,7 +10,7 @@ which defines
   ``{figure_id: DataFrame}`` of all the paper's figures, ``settings`` the paper's config section
   and ``rng`` a generator private to the paper's claims.
 
-These modules only wire the concept modules (``leakage.pml``, ``leakage.information``, ...)
+These modules only wire the concept modules (``leakage.measures.pml``, ``leakage.measures.information``, ...)
 together: no formula is written twice.
 """
 

@@ -17,10 +17,10 @@ import pandas as pd
 
 from leakage.claims import Claim, check
 from leakage.design import k_singular_mechanism
-from leakage.estimation import beta_star
-from leakage.information import max_divergence
-from leakage.pml import epsilon_min, output_distribution
-from leakage.uncertainty import (
+from leakage.estimation.concentration import beta_star
+from leakage.measures.information import max_divergence
+from leakage.measures.pml import epsilon_min, output_distribution
+from leakage.estimation.uncertainty import (
     delta_min,
     epsilon_prime,
     leakage_sensitivity_bound,

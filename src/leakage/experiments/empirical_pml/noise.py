@@ -1,7 +1,7 @@
 """empirical-pml fig4, fig5 (Laplace on Adult) and fig6, fig7 (Gaussian vs pLDP); Section VI-C.
 
-Only wiring: the mechanisms are in :mod:`leakage.mechanisms`, the Adult simulation in
-:mod:`leakage.adult_experiment`, the estimation radius in :mod:`leakage.estimation`.
+Only wiring: the mechanisms are in :mod:`leakage.mechanisms.additive`, the Adult simulation in
+:mod:`leakage.experiments.empirical_pml.adult`, the estimation radius in :mod:`leakage.estimation.concentration`.
 """
 
 from __future__ import annotations
@@ -9,11 +9,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from leakage.adult_experiment import Setting, sample_sizes, simulate, summarize
+from leakage.experiments.empirical_pml.adult import Setting, sample_sizes, simulate, summarize
 from leakage.claims import check
 from leakage.data.adult import binary_feature
-from leakage.estimation import beta_star
-from leakage.mechanisms import (
+from leakage.estimation.concentration import beta_star
+from leakage.mechanisms.additive import (
     gaussian_delta1,
     gaussian_delta_star,
     gaussian_epsilon_star,

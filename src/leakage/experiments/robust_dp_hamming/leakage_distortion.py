@@ -1,0 +1,462 @@
+"""Privacy-utility tradeoffs under Hamming distortion over a source set (Kalantari, Sankar &
+Sarwate, seed 002): the least DP leakage eps*_DP(P, D) and the least worst-case mutual-information
+leakage eps*_I(P, D) of a (P, D)-valid mechanism, exactly (LP and convex programs), and the paper's
+closed forms (Theorem 1, Lemma 5) that the exact solvers are checked against.
+
+A mechanism is an M x M row-stochastic matrix ``Q[i, j] = Q(j | i)`` (output alphabet = input
+alphabet, Lemma 3). It is (P, D)-valid if its worst-case Hamming distortion
+max_{P in conv(points)} sum_i P_i (1 - Q(i|i)) is <= D; this is linear in P, so it is imposed at
+the listed points. All leakages are in nats.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import brentq, linprog, minimize
+
+from leakage.measures.information import binary_entropy
+from leakage.experiments.robust_dp_hamming.source_sets import check_source_set, class_iii_folding
+from leakage.validation import check_channel, check_count, check_epsilon, check_scalar
+
+#: Accuracy (nats) of eps*_DP returned by :func:`dp_leakage_distortion`.
+EPS_TOL = 1e-8
+#: Accuracy (in the mixing weights) of the outer maximisation of :func:`mi_leakage_distortion`.
+WEIGHT_TOL = 1e-6
+
+
+def check_distortion(D, name: str = "D") -> float:
+    """A Hamming distortion level D in (0, 1]."""
+    return check_scalar(D, name, low=0.0, high=1.0, low_inclusive=False)
+
+
+def worst_case_distortion(channel, points) -> float:
+    """max_{P in conv(points)} sum_i P_i (1 - Q(i|i)): worst-case expected Hamming distortion of Q.
+
+    Seed 002, Definition 2 ((P, D)-validity: this is <= D). Unitless, in [0, 1]; ``channel`` is
+    M x M (``Q[i, j] = Q(j|i)``).
+    """
+    q = check_channel(channel)
+    p = check_source_set(points)
+    if q.shape != (p.shape[1], p.shape[1]):
+        raise ValueError(f"channel must be M x M = {p.shape[1]} x {p.shape[1]}, got {q.shape}")
+    return float((p @ (1.0 - np.diag(q))).max())
+
+
+# ------------------------------------------------------------------------------------ closed forms
+def class_i_dp_leakage(M: int, D):
+    """Theorem 1 (seed 002, eq. (8)): eps*_DP of a Class I source set, nats.
+
+    eps*_DP = log((M-1)(1-D)/D) for 0 < D < (M-1)/M, and 0 for (M-1)/M <= D <= 1; M >= 2.
+    Vectorised over D.
+    """
+    M = check_count(M, "M", low=2)
+    d = np.asarray(D, dtype=float)
+    if np.any((d <= 0) | (d > 1)) or np.any(np.isnan(d)):
+        raise ValueError(f"D must be in (0, 1], got {D!r}")
+    out = np.where(d < (M - 1) / M, np.log((M - 1) * (1 - d) / d), 0.0)
+    out = np.maximum(out, 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def class_i_mi_leakage(M: int, D):
+    """Lemma 5 (seed 002, eq. (24)): eps*_I of a Class I source set, nats.
+
+    eps*_I = log M - h(D) - D log(M-1) for 0 < D < (M-1)/M, else 0 (h: binary entropy, nats);
+    M >= 2. Vectorised over D.
+    """
+    M = check_count(M, "M", low=2)
+    d = np.asarray(D, dtype=float)
+    if np.any((d <= 0) | (d > 1)) or np.any(np.isnan(d)):
+        raise ValueError(f"D must be in (0, 1], got {D!r}")
+    dc = np.clip(d, 0.0, 1.0)
+    val = np.log(M) - binary_entropy(dc) - dc * np.log(M - 1)
+    out = np.where(d < (M - 1) / M, np.maximum(val, 0.0), 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+# ------------------------------------------------------------------------------ DP leakage: the LP
+class _MinDistortionLP:
+    """D_min(eps) = min over eps-DP mechanisms Q of the worst-case distortion over ``points``.
+
+    Variables z = (Q row-major (M^2), lo (M), hi (M), t). The DP condition
+    max_i Q(j|i) <= e^eps min_i Q(j|i) of every column j is written leanly as
+    lo_j <= Q(j|i) <= hi_j (2 M^2 rows) and hi_j <= e^eps lo_j (M rows), instead of the
+    M^2 (M-1) pairwise ratios; an all-zero column (lo_j = hi_j = 0) is allowed. Validity:
+    1 - sum_i P_i Q(i|i) <= t for every listed point P. Rows of Q sum to one. Minimise t.
+    Only the M coefficients -e^eps change with eps, so the matrix is built once.
+    """
+
+    def __init__(self, points: np.ndarray):
+        self.points = points
+        n, m = points.shape
+        self.m = m
+        nq = m * m
+        self.i_lo, self.i_hi, self.i_t = nq, nq + m, nq + 2 * m
+        nvar = nq + 2 * m + 1
+        rows, cols, vals = [], [], []
+        r = 0
+        qi = np.arange(nq)
+        col_of = qi % m
+        # Q(j|i) - hi_j <= 0
+        rows += [r + qi, r + qi]
+        cols += [qi, self.i_hi + col_of]
+        vals += [np.ones(nq), -np.ones(nq)]
+        r += nq
+        # lo_j - Q(j|i) <= 0
+        rows += [r + qi, r + qi]
+        cols += [self.i_lo + col_of, qi]
+        vals += [np.ones(nq), -np.ones(nq)]
+        r += nq
+        # hi_j - e^eps lo_j <= 0 ; the e^eps entries are the last m values
+        j = np.arange(m)
+        rows += [r + j, r + j]
+        cols += [self.i_hi + j, self.i_lo + j]
+        vals += [np.ones(m), -np.ones(m)]
+        r += m
+        # - sum_i P_i Q(i|i) - t <= -1
+        diag = np.arange(m) * (m + 1)
+        rows += [np.repeat(r + np.arange(n), m), r + np.arange(n)]
+        cols += [np.tile(diag, n), np.full(n, self.i_t)]
+        vals += [-points.ravel(), -np.ones(n)]
+        r += n
+        self.a_ub = sp.coo_matrix(
+            (np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r, nvar)
+        ).tocsr()
+        self.a_ub.sort_indices()
+        # positions of the -e^eps coefficients in the CSR data
+        coo_rows = 2 * nq + j
+        self._eps_pos = np.array(
+            [
+                self.a_ub.indptr[row]
+                + np.flatnonzero(self.a_ub.indices[self.a_ub.indptr[row] : self.a_ub.indptr[row + 1]] == self.i_lo + jj)[0]
+                for row, jj in zip(coo_rows, j)
+            ]
+        )
+        self.b_ub = np.concatenate([np.zeros(2 * nq + m), -np.ones(n)])
+        self.a_eq = sp.coo_matrix(
+            (np.ones(nq), (qi // m, qi)), shape=(m, nvar)
+        ).tocsr()
+        self.b_eq = np.ones(m)
+        self.cost = np.zeros(nvar)
+        self.cost[self.i_t] = 1.0
+        self.bounds = (0.0, 1.0)  # Q, lo, hi and t all lie in [0, 1]
+
+    def solve(self, eps: float):
+        x = np.exp(min(eps, 700.0))
+        a = self.a_ub.copy()
+        a.data[self._eps_pos] = -x
+        res = linprog(
+            self.cost, A_ub=a, b_ub=self.b_ub, A_eq=self.a_eq, b_eq=self.b_eq,
+            bounds=self.bounds, method="highs", options={"presolve": False},
+        )
+        if res.status != 0:
+            raise RuntimeError(
+                f"min_distortion_dp: the LP min worst-case distortion over eps-DP mechanisms "
+                f"(eps = {eps:.6g}, M = {self.m}) failed: {res.message}"
+            )
+        q = res.x[: self.m * self.m].reshape(self.m, self.m)
+        q = np.clip(q, 0.0, None)
+        # a column with min_i Q(j|i) ~ 0 has max_i Q(j|i) <= e^eps * 0: all-zero up to round-off
+        q[:, q.min(axis=0) <= 1e-12] = 0.0
+        q /= q.sum(axis=1, keepdims=True)
+        # dD_min/d eps by LP sensitivity: the rows hi_j - x lo_j <= 0 have coefficient -x on lo_j,
+        # and dV/da_rk = -marginal_r z_k, so dV/dx = sum_j marginal_j lo_j; times dx/deps = x.
+        nq = self.m * self.m
+        marg = res.ineqlin.marginals[2 * nq : 2 * nq + self.m]
+        self.slope = float(x * marg @ res.x[self.i_lo : self.i_lo + self.m])
+        return float(res.x[self.i_t]), q
+
+
+def min_distortion_dp(points, eps):
+    """D_min(eps): least worst-case Hamming distortion of an eps-DP mechanism, and the mechanism.
+
+    D_min(eps) = min_Q max_{P in conv(points)} sum_i P_i (1 - Q(i|i)) over row-stochastic M x M Q
+    with Q(j|i) <= e^eps Q(j|i') for all i, i', j (seed 002, Definitions 2-3; the LP of
+    specs/robust-dp-hamming.md). Non-increasing in eps >= 0 (nats); value in [0, 1].
+    Returns ``(D_min, Q)``.
+    """
+    p = check_source_set(points)
+    eps = check_epsilon(eps)
+    return _MinDistortionLP(p).solve(eps)
+
+
+def dp_mechanism(points, D, eps):
+    """A (P, D)-valid eps-DP mechanism (the least-distortion one), or ValueError if none exists.
+
+    Exists iff D >= D_min(eps) (see :func:`min_distortion_dp`); D in (0, 1], eps >= 0 nats.
+    """
+    D = check_distortion(D)
+    d_min, q = min_distortion_dp(points, eps)
+    if d_min > D + 1e-9:
+        raise ValueError(
+            f"no (P, D)-valid mechanism with eps_DP <= eps = {float(eps):.6g} nats: D must be in "
+            f"[D_min(eps), 1] = [{d_min:.6g}, 1], got D = {D:.6g}"
+        )
+    return q
+
+
+@dataclass(frozen=True)
+class DPSolution:
+    """eps*_DP(P, D) (nats) and an optimal (P, D)-valid mechanism reaching it."""
+
+    eps: float
+    mechanism: np.ndarray
+
+
+def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None) -> DPSolution:
+    """min{eps >= 0 : D_min(eps) <= D}: safeguarded Newton on f(eps) = D_min(eps) - D.
+
+    f is non-increasing; its slope comes from the LP's dual values (:class:`_MinDistortionLP`).
+    A bracket [lo, hi] with f(lo) > 0 >= f(hi) is kept; a Newton step that leaves it, or a flat
+    piece (the plateau before a jump), falls back to bisection. Stops when the bracket is shorter
+    than ``tol`` or a valid eps has |f| <= tol |f'| (Newton's error estimate), so the answer is
+    within ``tol`` nats. ``d0`` = (D_min(0), Q) may be reused; ``start`` = (eps, D_min(eps),
+    slope) of a known valid eps (default: Theorem 1's value, valid for every source set since its
+    symmetric mechanism is (P, D)-valid whatever P). The returned mechanism is (P, D)-valid and
+    reaches the returned eps.
+    """
+    slack = 1e-10  # LP accuracy: D_min(eps) <= D + slack counts as valid
+    d_zero, q_zero = d0 if d0 is not None else lp.solve(0.0)
+    if d_zero <= D + slack:
+        return DPSolution(0.0, q_zero)
+    if start is None:
+        hi = float(class_i_dp_leakage(lp.m, D)) + 1e-9
+        d_hi, q_hi = lp.solve(hi)
+        while d_hi > D + slack:  # pragma: no cover - guards LP round-off only
+            hi = 2 * hi + 1.0
+            d_hi, q_hi = lp.solve(hi)
+        f_hi, slope = d_hi - D, lp.slope
+    else:
+        hi, f_hi, slope = start[0], start[1] - D, start[2]
+        q_hi = None
+    lo = 0.0
+    best = (hi, q_hi, f_hi, slope)
+    e, f, g = hi, f_hi, slope
+    for _ in range(200):
+        if hi - lo <= tol or (f <= slack and -f <= tol * abs(g)):
+            break
+        step_ok = g < 0 and lo < e - f / g < hi
+        e = e - f / g if step_ok else 0.5 * (lo + hi)
+        d, q = lp.solve(e)
+        f, g = d - D, lp.slope
+        if f <= slack:
+            hi = e
+            best = (e, q, f, g)
+        else:
+            lo = e
+    else:  # pragma: no cover
+        raise RuntimeError(f"dp_leakage_distortion: the search for eps*_DP(D = {D:.6g}) did not converge")
+    e, q, f, g = best
+    if q is None:  # the start point was the answer: recompute its mechanism
+        q = lp.solve(e)[1]
+    lp.last = (e, f + D, g)
+    return DPSolution(float(e), q)
+
+
+def dp_leakage_distortion(points, D, *, tol: float = EPS_TOL) -> DPSolution:
+    """eps*_DP(P, D) = min over (P, D)-valid Q of eps_DP(Q), exactly, with an optimal Q.
+
+    eps*_DP(P, D) = min{eps : D_min(eps) <= D} (seed 002, eq. (6); D_min of
+    :func:`min_distortion_dp`), found by Brent's method on [0, Theorem 1's value] to ``tol`` nats;
+    a jump of eps*_DP at a threshold D^(k) is resolved exactly (no smoothing). D in (0, 1].
+    """
+    p = check_source_set(points)
+    D = check_distortion(D)
+    return _dp_solve(_MinDistortionLP(p), D, tol)
+
+
+def dp_leakage_curve(points, D_values, *, tol: float = EPS_TOL) -> np.ndarray:
+    """eps*_DP(P, D) (nats) for every D in ``D_values`` (each in (0, 1]).
+
+    One LP matrix is reused; D is visited in increasing order so that the previous (smaller D)
+    answer, feasible for the larger D, brackets the search (eps*_DP is non-increasing in D).
+    """
+    p = check_source_set(points)
+    ds = np.array([check_distortion(d, "D_values[k]") for d in np.atleast_1d(D_values)])
+    lp = _MinDistortionLP(p)
+    d0 = lp.solve(0.0)
+    out = np.empty(ds.size)
+    start = None
+    for k in np.argsort(ds, kind="stable"):
+        sol = _dp_solve(lp, float(ds[k]), tol, d0=d0, start=start)
+        out[k] = sol.eps
+        start = lp.last if sol.eps > 0 else None
+    return out
+
+
+# ----------------------------------------------------------- Class III: Theorem 3's bounds
+def theorem3_bounds_curve(points, D_values, *, tol: float = EPS_TOL):
+    """Theorem 3's lower and upper bounds on eps*_DP(P, D) (nats) of a Class III set, per D.
+
+    Seed 002, Theorem 3 (eqs. (16)-(18)): with the pieces P|_T (eq. (13)), their folded
+    equivalents T(P|_T) in S_P (eq. (14)), P^LB = their intersection and P^UB = their union
+    (eq. (15)), the sets P_LB = U_T T^{-1}(P^LB) ⊂ P ⊂ P_UB = U_T T^{-1}(P^UB) give
+    eps*_DP(P_LB, D) <= eps*_DP(P, D) <= eps*_DP(P_UB, D), since eps*_DP grows with the set.
+    The bounds are computed as the exact eps*_DP of P_LB and P_UB by the LP of
+    :func:`dp_leakage_curve` (equivalently eq. (18): Theorem 2 on P^LB, P^UB with the extra
+    constraint D_i = D_T(i)). If P^LB is empty, the lower bound is that of Remark 4:
+    max_T eps*_DP(P|_T, D) (each piece is a subset of P). If P^LB = P^UB the bounds coincide
+    with eps*_DP(P, D) (Corollary 1, Remark 6). D in (0, 1]; ValueError if P is not Class III.
+    Returns ``(lower, upper)`` arrays.
+    """
+    p = check_source_set(points)
+    ds = np.array([check_distortion(d, "D_values[k]") for d in np.atleast_1d(D_values)])
+    f = class_iii_folding(p)
+    upper = dp_leakage_curve(f.upper_set(), ds, tol=tol)
+    if f.lower.shape[0]:
+        lower = dp_leakage_curve(f.lower_set(), ds, tol=tol)
+    else:  # Remark 4
+        lower = np.max([dp_leakage_curve(piece, ds, tol=tol) for piece in f.pieces], axis=0)
+    return lower, upper
+
+
+def theorem3_bounds(points, D, *, tol: float = EPS_TOL) -> tuple[float, float]:
+    """(lower, upper): Theorem 3's bounds on eps*_DP(P, D) at one D, nats; see
+    :func:`theorem3_bounds_curve` (seed 002, eqs. (13)-(18), Remarks 4 and 6)."""
+    D = check_distortion(D)
+    lower, upper = theorem3_bounds_curve(points, [D], tol=tol)
+    return float(lower[0]), float(upper[0])
+
+
+# --------------------------------------------------------------- MI leakage: the minimax program
+class _MinInformationProgram:
+    """g(P) = min over (points, D)-valid Q of I(P; Q), a convex program compiled once (cvxpy DPP).
+
+    Variables Q (M x M, rows sum to 1, >= 0) and the output marginal y = sum_i P_i Q(.|i);
+    I(P; Q) = sum_{i,j} rel_entr(P_i Q(j|i), P_i y_j) (jointly convex), validity
+    1 - sum_i P'_i Q(i|i) <= D at every listed point P'. P and D are cvxpy parameters, so each
+    solve only refills the data. Solved with CLARABEL (SCS as a fallback).
+    """
+
+    def __init__(self, points: np.ndarray):
+        import cvxpy as cp
+
+        self.cp = cp
+        self.points = points
+        m = points.shape[1]
+        self.m = m
+        self.p_rows = cp.Parameter((m, m), nonneg=True)  # P_i repeated along each row
+        self.p_col = cp.Parameter((m, 1), nonneg=True)
+        self.d = cp.Parameter(nonneg=True)
+        self.q = cp.Variable((m, m), nonneg=True)
+        self.y = cp.Variable((1, m), nonneg=True)
+        joint = cp.multiply(self.p_rows, self.q)
+        objective = cp.sum(cp.rel_entr(joint, self.p_col @ self.y))
+        constraints = [
+            cp.sum(self.q, axis=1) == 1,
+            cp.reshape(cp.sum(joint, axis=0), (1, m), order="C") == self.y,
+            1 - points @ cp.diag(self.q) <= self.d,
+        ]
+        self.problem = cp.Problem(cp.Minimize(objective), constraints)
+
+    def solve(self, prior: np.ndarray, D: float):
+        cp = self.cp
+        self.p_rows.value = np.repeat(prior[:, None], self.m, axis=1)
+        self.p_col.value = prior[:, None].copy()
+        self.d.value = D
+        status = None
+        for solver in ("CLARABEL", "SCS"):
+            try:
+                self.problem.solve(solver=solver)
+                status = self.problem.status
+            except cp.error.SolverError as exc:  # pragma: no cover - depends on the solver
+                status = f"solver error: {exc}"
+                continue
+            if status in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+                break
+        if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
+            raise RuntimeError(
+                f"mi_leakage_distortion: the convex program min I(P; Q) over (P, D)-valid Q "
+                f"(M = {self.m}, D = {D:.6g}) failed: status {status}"
+            )
+        q = np.clip(self.q.value, 0.0, None)
+        q /= q.sum(axis=1, keepdims=True)
+        return max(0.0, float(self.problem.value)), q
+
+
+def _information_gradient(channel: np.ndarray, prior: np.ndarray) -> np.ndarray:
+    """dI(P; Q)/dP_i + 1 = D(Q(.|i) || P Q), nats: Danskin's gradient of min_Q I(P; Q) in P."""
+    y = prior @ channel
+    with np.errstate(divide="ignore", invalid="ignore"):
+        terms = np.where(channel > 0, channel * np.log(channel / np.where(y > 0, y, 1.0)), 0.0)
+    return terms.sum(axis=1)
+
+
+@dataclass(frozen=True)
+class MISolution:
+    """eps*_I(P, D) (nats), an optimal mechanism and the worst distribution in conv(points)."""
+
+    eps: float
+    mechanism: np.ndarray
+    worst_prior: np.ndarray
+
+
+def _mi_solve(prog: _MinInformationProgram, D: float, tol: float) -> MISolution:
+    pts = prog.points
+    n = pts.shape[0]
+    if n == 1:
+        val, q = prog.solve(pts[0], D)
+        return MISolution(val, q, pts[0].copy())
+    if n == 2:
+        # g(lam) = min_Q I((1-lam) P0 + lam P1; Q) is concave in lam, with Danskin's derivative
+        # g'(lam) = (P1 - P0) . D(Q*_i || y*) (non-increasing). Its maximum over [0, 1] is at an
+        # end where g' has the right sign, else at the root of g' (Brent, to ``tol`` in lam).
+        cache = {}
+
+        def slope(lam):
+            prior = (1 - lam) * pts[0] + lam * pts[1]
+            val, q = prog.solve(prior, D)
+            cache[lam] = (val, q, prior)
+            return float((pts[1] - pts[0]) @ _information_gradient(q, prior))
+
+        s0, s1 = slope(0.0), slope(1.0)
+        if s0 > 0 > s1:
+            brentq(slope, 0.0, 1.0, xtol=tol, maxiter=200)
+        val, q, prior = max(cache.values(), key=lambda item: item[0])
+        return MISolution(val, q, prior)
+    # more points: maximise the concave g(w) = min_Q I(sum_k w_k P_k; Q) over the simplex of
+    # weights w, with Danskin's gradient dg/dw_k = sum_i P_k,i D(Q_i || y) - 1 (SLSQP).
+    cache = {}
+
+    def neg_g_and_grad(w):
+        w = np.clip(w, 0.0, None)
+        w = w / w.sum()
+        prior = w @ pts
+        val, q = prog.solve(prior, D)
+        cache[tuple(w)] = (val, q, prior)
+        return -val, -(pts @ _information_gradient(q, prior) - 1.0)
+
+    w0 = np.full(n, 1.0 / n)
+    minimize(neg_g_and_grad, w0, jac=True, method="SLSQP", bounds=[(0.0, 1.0)] * n,
+             constraints=[{"type": "eq", "fun": lambda w: w.sum() - 1.0,
+                           "jac": lambda w: np.ones_like(w)}],
+             options={"ftol": 1e-10, "maxiter": 200})
+    for k in range(n):  # vertices too: the maximum may sit at one
+        neg_g_and_grad(np.eye(n)[k])
+    val, q, prior = max(cache.values(), key=lambda item: item[0])
+    return MISolution(val, q, prior)
+
+
+def mi_leakage_distortion(points, D, *, tol: float = WEIGHT_TOL) -> MISolution:
+    """eps*_I(P, D): least worst-case mutual-information leakage of a (P, D)-valid mechanism.
+
+    eps*_I(P, D) = min_Q max_{P in conv(points)} I(P; Q) = max_{P in conv(points)} min_Q I(P; Q)
+    over (P, D)-valid Q (seed 002, eqs. (20)-(22); minimax since I is convex in Q and concave in
+    P). Inner: convex program (cvxpy, CLARABEL); outer: concave maximisation over the mixing
+    weights (none for one point; for a segment, Brent's root of the non-increasing Danskin
+    derivative to ``tol`` in the weight; SLSQP with Danskin's gradient for more points). Nats, >= 0; D in (0, 1].
+    """
+    p = check_source_set(points)
+    D = check_distortion(D)
+    return _mi_solve(_MinInformationProgram(p), D, tol)
+
+
+def mi_leakage_curve(points, D_values, *, tol: float = WEIGHT_TOL) -> np.ndarray:
+    """eps*_I(P, D) (nats) for every D in ``D_values`` (each in (0, 1]); one program compiled."""
+    p = check_source_set(points)
+    ds = [check_distortion(d, "D_values[k]") for d in np.atleast_1d(D_values)]
+    prog = _MinInformationProgram(p)
+    return np.array([_mi_solve(prog, d, tol).eps for d in ds])

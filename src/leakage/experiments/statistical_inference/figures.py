@@ -1,0 +1,208 @@
+"""statistical-inference (seed 004): Calmon & Fawaz, Privacy against statistical inference.
+
+The paper has no numerical figures; ours (specs/inference-and-mi-dp.md):
+
+* fig1 — counting query (Examples 1, 2): the minimum average information leakage (Theorem 1 /
+  Corollary 1), the minmax information leakage (Theorem 2 / Corollary 2, line search) and the
+  truncated geometric eps-DP mechanism's I(S; U) at the same expected distortion, vs distortion;
+* fig2 — Theorem 4: an eps-DP mechanism with the comb prior (45) leaks without bound as n grows
+  (lower bound and exact I(Y; U)).
+
+Only wiring: the mathematics is in :mod:`leakage.experiments.statistical_inference.programs`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from leakage.experiments.statistical_inference import programs as inf
+from leakage.claims import check
+from leakage.measures.information import binary_entropy, entropy, mutual_information
+
+FIG1_COLUMNS = ["method", "n", "p", "distortion", "leakage", "dp_eps"]
+FIG2_COLUMNS = ["eps", "k", "n", "mi_lower_bound", "mi_exact"]
+DISTORTIONS = {"squared_error": inf.squared_error}
+
+
+def fig1_grid(settings: dict) -> np.ndarray:
+    """Distortion budgets: ``distortion_points`` values from 0 to Var(Y) = n p (1 - p)."""
+    n, p = settings["n"], settings["p"]
+    return np.linspace(0.0, n * p * (1 - p), settings["distortion_points"])
+
+
+def fig1(settings: dict, rng=None, inputs=None) -> pd.DataFrame:
+    """Leakage (nats) vs distortion budget on the counting query, one row per (method, budget)."""
+    n, p = settings["n"], settings["p"]
+    prior = inf.counting_query_prior(n, p)
+    cond_h = inf.counting_query_conditional_entropy(n)
+    d = DISTORTIONS[settings["distortion"]](n)
+    grid = fig1_grid(settings)
+    # Corollary 1: I(S; U) = I(Y; U), Theorem 1 program; also the lower bracket of the minmax search
+    average = [inf.rate_distortion_convex(prior, d, delta).leakage for delta in grid]
+    if "maximum_leakage" in settings["methods"]:  # Corollary 2 + Theorem 2 line search
+        lower = np.maximum(0.0, np.asarray(average) - 1e-6)
+        minmax = inf.min_max_leakage_curve(prior, cond_h, d, grid, tol=settings["tol"], lower=lower)
+    rows = []
+    for i, delta in enumerate(grid):
+        for method in settings["methods"]:
+            eps = np.nan
+            if method == "average_leakage":
+                leak = average[i]
+            elif method == "maximum_leakage":
+                leak = minmax[i].leakage
+            elif method == "geometric_dp":  # eps-DP mechanism at the same expected distortion
+                eps = inf.geometric_epsilon_for_distortion(prior, d, delta)
+                leak = mutual_information(inf.truncated_geometric_channel(n, eps), prior)
+            else:  # the schema allows only the three methods
+                raise ValueError(f"methods: unknown method {method!r}")
+            rows.append((method, n, p, float(delta), float(leak), float(eps)))
+    return pd.DataFrame(rows, columns=FIG1_COLUMNS)
+
+
+def fig2_grid(settings: dict) -> np.ndarray:
+    """Database sizes: a log grid from n_min to n_max, rounded to multiples of k (distinct)."""
+    k = settings["k"]
+    raw = np.geomspace(settings["n_min"], settings["n_max"], settings["n_points"])
+    return np.unique(np.maximum(k, np.round(raw / k).astype(int) * k))
+
+
+def fig2(settings: dict, rng=None, inputs=None) -> pd.DataFrame:
+    """Theorem 4's lower bound and the exact I(Y; U) (nats) vs n, comb prior and eps-DP mechanism."""
+    eps, k = settings["eps"], settings["k"]
+    rows = [
+        (eps, k, int(n), inf.theorem4_lower_bound(n, k, eps), inf.theorem4_exact_leakage(n, k, eps))
+        for n in fig2_grid(settings)
+    ]
+    return pd.DataFrame(rows, columns=FIG2_COLUMNS)
+
+
+FIGURES = {"fig1": fig1, "fig2": fig2}
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+def _series(table, method):
+    t = table[table["method"] == method].sort_values("distortion")
+    return t["distortion"].to_numpy(), t["leakage"].to_numpy()
+
+
+def _fig1_claims(table: pd.DataFrame, s: dict) -> list:
+    out = []
+    tol = 1e-6 + s["tol"]
+    n, p = s["n"], s["p"]
+    methods = set(table["method"])
+    for method in ("average_leakage", "maximum_leakage", "geometric_dp"):
+        if method not in methods:
+            continue
+        _, leak = _series(table, method)
+        rise = float(np.max(np.diff(leak), initial=0.0))
+        out.append(check("fig1", f"{method} leakage is non-increasing in the distortion budget",
+                         rise <= tol, f"largest increase between neighbouring budgets {rise:.3g} nats"))
+    if {"average_leakage", "maximum_leakage"} <= methods:
+        (_, avg), (_, mx) = _series(table, "average_leakage"), _series(table, "maximum_leakage")
+        gap = float(np.min(mx - avg))
+        out.append(check("fig1", "minmax information leakage >= minimum average leakage at every budget "
+                         "(max_u H(S)-H(S|U=u) >= I(S;U))", gap >= -tol,
+                         f"smallest gap max - average {gap:.4g} nats over {avg.size} budgets"))
+        h_y = entropy(inf.counting_query_prior(n, p))
+        h_s = n * binary_entropy(p)
+        out.append(check("fig1", "at zero distortion U = Y: average leakage H(Y), maximum leakage H(S) = n h(p)",
+                         abs(avg[0] - h_y) < 1e-4 and abs(mx[0] - h_s) < 1e-3,
+                         f"average {avg[0]:.6f} vs H(Y) {h_y:.6f}; maximum {mx[0]:.6f} vs n h(p) {h_s:.6f} nats"))
+    if {"average_leakage", "geometric_dp"} <= methods:
+        (_, avg), (_, geo) = _series(table, "average_leakage"), _series(table, "geometric_dp")
+        gap = float(np.min(geo - avg))
+        out.append(check("fig1", "the geometric eps-DP mechanism leaks at least the optimal average leakage "
+                         "at the same expected distortion", gap >= -1e-6,
+                         f"smallest gap geometric - optimal {gap:.4g} nats; largest {float(np.max(geo - avg)):.4g}"))
+    # Example 2: the least informative output has posterior p(y|u) proportional to C(n, y).
+    m = min(n, 10)
+    q, h_post = inf.least_leaking_posterior(inf.counting_query_joint(m, p))
+    zeta = np.exp(inf.counting_query_conditional_entropy(m) - m * np.log(2))
+    err = float(np.max(np.abs(q - zeta)))
+    out.append(check("fig1", f"Example 2 (n={m}): the posterior p(y|u) with least leakage (max H(S|U=u), "
+                     "solved over the 2^n database states) is C(n,y)/2^n", err < 1e-4 and abs(h_post - m * np.log(2)) < 1e-6,
+                     f"max |q - C(n,y)/2^n| = {err:.2e}; H(S|U=u) = {h_post:.6f} vs n log 2 = {m * np.log(2):.6f} nats"))
+    # Corollary 2 (40) vs the direct maximum leakage over 2^n states, on the geometric mechanism.
+    prior = inf.counting_query_prior(m, p)
+    ch = inf.truncated_geometric_channel(m, 1.0)
+    direct = inf.maximum_information_leakage(ch, inf.counting_query_joint(m, p))
+    via = inf.maximum_leakage_deterministic(ch, prior, inf.counting_query_conditional_entropy(m))
+    out.append(check("fig1", "Corollary 2 (40): max_u H(S)-H(S|U=u) = H(S) - log sum_y e^{H(S|Y=y)} + "
+                     "max_u D(p_{Y|U=u} || zeta), zeta ~ C(n,y) (geometric mechanism, eps=1)",
+                     abs(direct - via) < 1e-9, f"direct over 2^{m} states {direct:.9f}, via zeta {via:.9f} nats"))
+    return out
+
+
+def _theorem3_claims(c: dict, rng) -> list:
+    """Theorem 3 on random channels p(U|S) with random full-support priors (drawn from ``rng``)."""
+    ratio_dp, ratio_avg, ratio_max, worst_max = 0.0, 0.0, 0.0, 0.0
+    for _ in range(c["random_channels"]):
+        # concentrated Dirichlet rows keep eps_IP moderate; any channel would do
+        channel = rng.dirichlet(np.full(c["outputs"], 5.0), size=c["inputs"])
+        prior = rng.dirichlet(np.ones(c["inputs"]))
+        r = inf.information_privacy_implications(channel, prior)
+        ratio_dp = max(ratio_dp, r["eps_dp"] / (2 * r["eps_ip"]))
+        ratio_avg = max(ratio_avg, r["average_leakage"] / r["eps_ip"])
+        mx = inf.maximum_information_leakage(channel, np.diag(prior))
+        ratio_max = max(ratio_max, mx / r["eps_ip"])
+        worst_max = max(worst_max, mx - r["eps_ip"])
+    count = c["random_channels"]
+    shape = f"{count} random {c['inputs']}x{c['outputs']} channels"
+    # A structured channel: one heavy state (prior 1/2) and M light states (1/(2M) each); output
+    # u1 (u2) is (1+t)/(1-t) times likelier under the heavy (light) states: eps_IP = -log(1-t),
+    # while H(S) - H(S|U=u1) = log 2 - h((1+t)/2) + (t/2) log M grows with M.
+    t, m = 0.1, 1000
+    prior = np.r_[0.5, np.full(m, 0.5 / m)]
+    channel = np.vstack([[(1 + t) / 2, (1 - t) / 2]] + [[(1 - t) / 2, (1 + t) / 2]] * m)
+    eps_ip = inf.information_privacy_epsilon(channel, prior)
+    mx = inf.maximum_information_leakage(channel, np.diag(prior))
+    return [
+        check("theorem3", "Theorem 3: eps-information privacy implies 2eps-DP (all input pairs)",
+              ratio_dp <= 1 + 1e-12, f"{shape}: max eps_DP / (2 eps_IP) = {ratio_dp:.4f}"),
+        check("theorem3", "Theorem 3: eps-information privacy implies average leakage I(S;U) <= eps nats",
+              ratio_avg <= 1 + 1e-12, f"{shape}: max I(S;U) / eps_IP = {ratio_avg:.4f}"),
+        check("theorem3", "Sec. V text before Theorem 3: eps-information privacy implies maximum leakage "
+              "max_u H(S)-H(S|U=u) <= eps nats", ratio_max <= 1 + 1e-12,
+              f"{shape}: max ratio (max leakage) / eps_IP = {ratio_max:.4f}, largest excess {worst_max:.4g} nats"),
+        check("theorem3", "Sec. V text before Theorem 3, on a heavy state + M light states channel: "
+              "eps-information privacy implies maximum leakage <= eps nats", mx <= eps_ip + 1e-12,
+              f"M={m}, t={t}: eps_IP = {eps_ip:.4f} nats but max_u H(S)-H(S|U=u) = {mx:.4f} nats "
+              f"(the proof bounds D(p_S|U=u || p_S), which is <= eps, not H(S)-H(S|U=u))"),
+    ]
+
+
+def _fig2_claims(table: pd.DataFrame, s: dict) -> list:
+    t = table.sort_values("n")
+    n, lb, ex = t["n"].to_numpy(), t["mi_lower_bound"].to_numpy(), t["mi_exact"].to_numpy()
+    eps, k = s["eps"], s["k"]
+    gap = float(np.min(ex - lb))
+    coef = -np.expm1(-k * eps / 2)
+    last = n >= n[-1] / 10
+    slope = float(np.polyfit(np.log1p(n[last] / k), ex[last], 1)[0]) if last.sum() >= 2 else float("nan")
+    dp = float(np.max(np.abs(np.diff(np.log(inf.truncated_geometric_channel(int(n[0]), eps)), axis=0))))
+    return [
+        check("fig2", "Theorem 4's construction is eps-DP: neighbouring counts y, y+1 change P(u|y) by at most e^eps",
+              dp <= eps + 1e-9, f"max |log P(u|y) - log P(u|y+1)| = {dp:.6f} vs eps = {eps} (n={int(n[0])})"),
+        check("fig2", "Theorem 4: lower bound (1-e^{-k eps/2}) log(1+n/k) - log 2 <= exact I(Y;U) at every n",
+              gap >= -1e-9, f"smallest exact - bound {gap:.4g} nats over n = {int(n[0])}..{int(n[-1])}"),
+        check("fig2", "Theorem 4: both the bound and the exact leakage grow without bound in n "
+              "(increasing; exact grows like log(1+n/k) on the last decade)",
+              bool(np.all(np.diff(lb) > 0) and np.all(np.diff(ex) > 0) and slope >= coef - 0.05),
+              f"exact {ex[0]:.3f} -> {ex[-1]:.3f} nats, bound {lb[0]:.3f} -> {lb[-1]:.3f} nats; "
+              f"slope of exact vs log(1+n/k) on the last decade {slope:.3f} (bound's {coef:.4f})"),
+    ]
+
+
+def check_claims(tables: dict, settings: dict, rng) -> list:
+    """Claims of seed 004 on fig1 (Examples 1-2, Theorems 1-2, Corollary 2), Theorem 3 on random
+    channels, and fig2 (Theorem 4)."""
+    out = []
+    if "fig1" in tables:
+        out += _fig1_claims(tables["fig1"], settings["fig1"])
+    out += _theorem3_claims(settings["claims"], rng)
+    if "fig2" in tables:
+        out += _fig2_claims(tables["fig2"], settings["fig2"])
+    return out

@@ -1,0 +1,1 @@
+"""Leakage measures: PML, LDP, mutual information and the relations between DP notions."""

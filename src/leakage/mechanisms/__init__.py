@@ -1,0 +1,1 @@
+"""Privacy mechanisms: additive noise (Laplace, Gaussian) with their PML and pLDP calibration."""
