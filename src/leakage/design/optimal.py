@@ -204,6 +204,35 @@ def _two_level(cone, masks):
     return m[None, :] + d[None, :] * masks
 
 
+def _active_set_vertices(a_ub, b_ub, a_eq, b_eq, tol=1e-10):
+    """All vertices of {x: a_ub x <= b_ub, a_eq x = b_eq} by brute force over active sets (tiny sizes)."""
+    n = a_ub.shape[1]
+    k = n - a_eq.shape[0]
+    combos = np.array(list(combinations(range(a_ub.shape[0]), k)), dtype=int).reshape(-1, k)
+    mats = np.concatenate([a_ub[combos], np.broadcast_to(a_eq, (len(combos),) + a_eq.shape)], axis=1)
+    rhs = np.concatenate([b_ub[combos], np.broadcast_to(b_eq, (len(combos), b_eq.size))], axis=1)
+    ok = np.abs(np.linalg.det(mats)) > 1e-12
+    x = np.linalg.solve(mats[ok], rhs[ok][..., None])[..., 0]
+    feas = np.all(x @ a_ub.T <= b_ub + tol, axis=1)
+    return np.unique(np.round(x[feas], 12), axis=0)
+
+
+def _ball_vertices(cone):
+    """Vertices of the normalised cross-section of K for any beta, by brute force (N <= 4):
+    the extreme priors Q_k of B_beta(P) ∩ simplex, then v >= 0, P.v = 1, v_i <= e^eps Q_k.v."""
+    n, p, E = cone.n, cone.p, cone.E
+    signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * n)).reshape(n, -1).T
+    a_ub = np.concatenate([-np.eye(n), signs])
+    b_ub = np.concatenate([np.zeros(n), 2 * cone.half + signs @ p])
+    priors = _active_set_vertices(a_ub, b_ub, np.ones((1, n)), np.ones(1))
+    rows = [-np.eye(n)]
+    for q in priors:
+        rows.append(np.eye(n) - E * q[None, :])
+    a = np.concatenate(rows)
+    verts = _active_set_vertices(a, np.zeros(a.shape[0]), p[None, :], np.ones(1))
+    return verts.T
+
+
 def _enumerate(cone):
     """All vertices of the normalised cross-section of K, where a closed-form family is known."""
     n, p = cone.n, cone.p
@@ -213,7 +242,9 @@ def _enumerate(cone):
     cols = [np.ones((n, 1)), _two_level(cone, masks)]
     if cone.kind == "ball":
         if not cone.small_ball:
-            raise ValueError("enumeration needs beta <= 2 min(prior) for the PML ball")
+            if n > 4:
+                raise ValueError(f"method='enumerate' needs N <= 4 for beta > 2 min(prior), got N = {n}")
+            return _ball_vertices(cone)
         eps_p = design_epsilon(cone.eps, 2 * cone.half)
         if eps_p >= 0:
             cols.append(_lift_vectors(p, math.exp(eps_p)))
@@ -576,6 +607,41 @@ def _linear_pricing(cone, c, lifted=None):
 # --------------------------------------------------------------------------- master LP
 
 
+class _Master:
+    """The restricted master LP max obj.lam s.t. cols lam = 1, lam >= 0 in HiGHS, warm-started."""
+
+    def __init__(self, n):
+        import highspy
+
+        self.h = highspy.Highs()
+        self.h.setOptionValue("output_flag", False)
+        self.h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+        self.h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+        self.h.setOptionValue("presolve", "off")
+        self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        inf = highspy.kHighsInf
+        self.h.addRows(n, np.ones(n), np.ones(n), 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        self.inf = inf
+        self.k = 0
+
+    def add(self, cols, obj):
+        k = cols.shape[1]
+        if k == 0:
+            return
+        csc = sp.csc_matrix(cols)
+        self.h.addCols(k, obj.astype(float), np.zeros(k), np.full(k, self.inf),
+                       csc.nnz, csc.indptr[:-1].astype(np.int32), csc.indices.astype(np.int32), csc.data)
+        self.k += k
+
+    def solve(self):
+        self.h.run()
+        st = self.h.getModelStatus()
+        if self.h.modelStatusToString(st) != "Optimal":
+            raise RuntimeError(f"optimal_mechanism: master LP failed: {self.h.modelStatusToString(st)}")
+        sol = self.h.getSolution()
+        return self.h.getInfo().objective_function_value, np.array(sol.col_value), np.array(sol.row_dual)
+
+
 def _master(cols, obj):
     res = linprog(-obj, A_eq=cols, b_eq=np.ones(cols.shape[0]), bounds=(0, None), method="highs-ds",
                   options=_HIGHS)
@@ -661,9 +727,10 @@ def _assemble(cols, lam, n):
     """Recompute the weights of the support by a linear solve, renormalise; returns (weights, support)."""
     sup = np.flatnonzero(lam > 1e-14)
     r = cols[:, sup]
-    sol, *_ = np.linalg.lstsq(r, np.ones(n), rcond=None)
-    if np.all(sol >= 0) and np.max(np.abs(r @ sol - 1.0)) < 1e-12:
-        return sol, sup
+    if sup.size <= n and np.linalg.matrix_rank(r) == sup.size:  # unique weights: solve exactly
+        sol, *_ = np.linalg.lstsq(r, np.ones(n), rcond=None)
+        if np.all(sol >= 0) and np.max(np.abs(r @ sol - 1.0)) < 1e-12:
+            return sol, sup
     return np.clip(lam[sup], 0.0, None), sup
 
 
@@ -718,7 +785,7 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
 
     cone = _Cone(p, eps, beta, privacy)
     if method == "auto":
-        limit = {"box": 8, "ldp": 14, "ball": 12 if cone.small_ball else 0}[cone.kind]
+        limit = {"box": 8, "ldp": 14, "ball": 12 if cone.small_ball else 3}[cone.kind]
         method = "enumerate" if n <= limit else "colgen"
     if method not in ("enumerate", "colgen"):
         raise ValueError(f"method must be 'auto', 'enumerate' or 'colgen', got {method!r}")
@@ -755,12 +822,13 @@ def _solve_mi(cone, method, tol, deadline):
     eps_p = design_epsilon(cone.eps, 2 * cone.half) if cone.kind == "ball" else -1.0
     lift_cap = math.exp(eps_p) if eps_p >= 0 else None
     cols = np.ones((n, 1))
+    master = _Master(n)
+    master.add(cols, _mu(p, cols))
     best_bound = np.inf
     iters, generated, nodes_total = 0, cols.shape[1], 0
     while True:
         iters += 1
-        obj = _mu(p, cols)
-        val, lam, w = _master(cols, obj)
+        val, lam, w = master.solve()
         scale = tol * (1 + abs(val))
         out_of_time = time.perf_counter() > deadline
         new = None
@@ -777,7 +845,7 @@ def _solve_mi(cone, method, tol, deadline):
                                            find=None, max_nodes=200000 if out_of_time else 50000)
             else:
                 ub, found, nodes = _bb_lifted(lifted, w, tol=scale / 4, collect=scale, max_nodes=400,
-                                              deadline=max(deadline, time.perf_counter() + 2.0))
+                                              deadline=max(deadline, time.perf_counter() + 1.0))
             nodes_total += nodes
             best_bound = min(best_bound, w.sum() + max(ub, 0.0))
             if found:
@@ -790,6 +858,7 @@ def _solve_mi(cone, method, tol, deadline):
             if new is None or best_bound - val <= scale or out_of_time:
                 break
         cols = np.concatenate([cols, new], axis=1)
+        master.add(new, _mu(p, new))
         generated += new.shape[1]
     lam_b, sup = _assemble(cols, lam, n)
     ch = cols[:, sup] * lam_b[None, :]
@@ -814,22 +883,33 @@ def _solve_linear(cone, u, method, tol, deadline):
         return ch, float(bound), {"columns": cols.shape[1], "iterations": 1}
     cols = np.ones((n, n))
     labels = np.arange(n)
+    master = _Master(n)
+    master.add(cols, c.sum(axis=0))
     best_bound = np.inf
+    w_best = None
     iters = 0
     while True:
         iters += 1
-        obj = np.einsum("xk,xk->k", c[:, labels], cols)
-        val, lam, w = _master(cols, obj)
-        vals, new = _linear_pricing(cone, c - w[:, None], lifted)
-        ub = float(np.max(vals))
-        best_bound = min(best_bound, w.sum() + max(ub, 0.0))
+        val, lam, w = master.solve()
         scale = tol * (1 + abs(val))
+        # Wentges smoothing: price at a point between the best dual so far and the current one
+        # (any dual vector gives a valid bound); fall back to the current duals on mispricing
+        for alpha in ((0.7, 0.0) if w_best is not None else (0.0,)):
+            w_s = w if alpha == 0.0 else alpha * w_best + (1 - alpha) * w
+            vals, new = _linear_pricing(cone, c - w_s[:, None], lifted)
+            b_s = w_s.sum() + max(float(np.max(vals)), 0.0)
+            if b_s < best_bound:
+                best_bound, w_best = b_s, w_s
+            rc = np.einsum("xk,xk->k", c - w[:, None], new)
+            good = np.flatnonzero(rc > scale)
+            if good.size or alpha == 0.0:
+                break
         if best_bound - val <= scale or time.perf_counter() > deadline:
             break
-        good = np.flatnonzero(vals > scale)
         if good.size == 0:
             break
         newc = cone.polish(new[:, good])
+        master.add(newc, np.einsum("xk,xk->k", c[:, good], newc))
         cols = np.concatenate([cols, newc], axis=1)
         labels = np.concatenate([labels, good])
     ch = _linear_channel(cols, labels, lam, n)
