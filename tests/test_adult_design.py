@@ -304,3 +304,18 @@ def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
     assert "single category" in bad.stdout and jobs_run(bad.stdout) == []
     bad = finish(bad_cross)
     assert bad.returncode != 0 and "adult-design.release.eps" in bad.stdout and jobs_run(bad.stdout) == []
+
+
+def test_an_engine_failure_is_recorded_and_fails_a_claim(monkeypatch):
+    import leakage.design
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("master LP failed: Unknown")
+
+    monkeypatch.setattr(leakage.design, "optimal_mechanism", broken)
+    mech = stages.design("pml", [0.5, 0.3, 0.2], 1.0, 0.1)
+    assert not mech.feasible and mech.reason.startswith(stages.ENGINE_FAILED) and mech.mi([0.5, 0.3, 0.2]) == 0.0
+    table = pd.DataFrame({"attribute": "a", "method": ["pml", "rr"], "eps": 1.0, "mi": [0.0, 0.1],
+                          "feasible": [False, True], "reason": [mech.reason, ""]})  # fmt: skip
+    claim = study.engine_claim("fig2", table)
+    assert not claim.holds and "1 of 2 rows failed" in claim.detail and "master LP failed" in claim.detail

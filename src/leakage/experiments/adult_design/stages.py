@@ -38,6 +38,10 @@ from leakage.mechanisms.release import channel_outputs
 
 _LOG = logging.getLogger(__name__)
 
+#: Reason of a design the engine could not deliver (an exception): recorded with feasible = false,
+#: MI 0 and no mechanism, and reported by the claim "every design succeeded" (never a silent value).
+ENGINE_FAILED = "design engine failed"
+
 #: The compared methods, in table order.
 METHODS = ("pml", "pml_prop2", "ldp", "rr")
 
@@ -221,27 +225,32 @@ class Mechanism:
 def design(method: str, p_hat, eps: float, beta: float) -> Mechanism:
     """The mechanism of ``method`` for the estimate ``p_hat`` at ``eps`` (radius ``beta`` for pml).
 
-    ``pml`` and ``pml_prop2`` call the design engine ``leakage.design`` [empirical-pml, Sec. V,
-    Proposition 2, eq. (44)]; ``pml_prop2`` is infeasible (no channel, reason recorded) when
-    eps' = design_epsilon(eps, beta) [eq. (43)] is negative.
+    ``pml``, ``pml_prop2`` and ``ldp`` call the design engine ``leakage.design`` [empirical-pml,
+    Sec. V, Proposition 2, eq. (44)]; ``pml_prop2`` is infeasible (no channel, reason recorded) when
+    eps' = design_epsilon(eps, beta) [eq. (43)] is negative. An exception of the engine is recorded
+    the same way, with reason ``ENGINE_FAILED: <error>`` (logged, and failed by the claims).
     """
     p_hat = np.asarray(p_hat, dtype=float)
     if method == "rr":
         return Mechanism(method, eps, beta, randomized_response(p_hat.size, eps))
     from leakage.design import design_epsilon, optimal_mechanism, optimal_mechanism_for_estimate
 
-    start = time.perf_counter()
-    if method == "pml":
-        result = optimal_mechanism(p_hat, eps, privacy="pml", beta=beta)
-    elif method == "ldp":
-        result = optimal_mechanism(p_hat, eps, privacy="ldp")
-    elif method == "pml_prop2":
-        eps_prime = design_epsilon(eps, beta)
-        if eps_prime < 0:
-            return Mechanism(method, eps, beta, None, f"route (44) empty: eps' = {eps_prime:.4g} < 0")
-        result = optimal_mechanism_for_estimate(p_hat, eps, beta)
-    else:
+    if method not in METHODS:
         raise ValueError(f"adult-design.methods: unknown method {method!r}; choose from {list(METHODS)}")
+    if method == "pml_prop2" and (eps_prime := design_epsilon(eps, beta)) < 0:
+        return Mechanism(method, eps, beta, None, f"route (44) empty: eps' = {eps_prime:.4g} < 0")
+    start = time.perf_counter()
+    try:
+        if method == "pml":
+            result = optimal_mechanism(p_hat, eps, privacy="pml", beta=beta)
+        elif method == "ldp":
+            result = optimal_mechanism(p_hat, eps, privacy="ldp")
+        else:
+            result = optimal_mechanism_for_estimate(p_hat, eps, beta)
+    except Exception as exc:  # noqa: BLE001 - an engine failure is recorded (ENGINE_FAILED), never a value
+        _LOG.error("%s eps=%.4g beta=%.4g: design engine failed: %s: %s", method, eps, beta, type(exc).__name__, exc)
+        return Mechanism(method, eps, beta, None, f"{ENGINE_FAILED}: {type(exc).__name__}: {exc}"[:300], False,
+                         time.perf_counter() - start)  # fmt: skip
     certified = bool(getattr(result, "certified", True))
     return Mechanism(method, eps, beta, result.channel, "" if certified else "not certified optimal (engine budget)",
                      certified, time.perf_counter() - start)  # fmt: skip
