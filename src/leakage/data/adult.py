@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from leakage.estimation.concentration import empirical_distribution
+from leakage.tables import save_table
 from leakage.validation import check_positive
 
 #: feature -> (label mapped to -1, label mapped to +1), as in the canonical table's columns.
@@ -442,12 +443,9 @@ def _write_atomic(path: str | Path, write: Callable[[Path], None]) -> Path:
 
 
 def save_csv(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table as CSV atomically, in the format of ``leakage.plots.style.save_table``.
-
-    (Header row, no index, missing values as empty fields; kept here so that data jobs need not
-    import matplotlib.)
-    """
-    return _write_atomic(path, lambda tmp: table.to_csv(tmp, index=False, lineterminator="\n"))
+    """Write a table as CSV atomically with the one table writer, :func:`leakage.tables.save_table`
+    (header row, no index, missing values as empty fields)."""
+    return save_table(table, path)
 
 
 def build_adult(
