@@ -1,4 +1,4 @@
-# UCI Adult: acquire, verify, write results/data/adult.csv (specs/adult.md), and the empirical
+# UCI Adult: acquire, verify, write results/data/adult.csv (docs/data.md), and the empirical
 # distribution of its binary features (empirical-pml, Sec. VI-C1). The work is in leakage.data.adult.
 
 

@@ -1,4 +1,4 @@
-# Paper empirical-pml (seed 000): figures go through the generic rules of figures.smk.
+# Paper empirical-pml: figures go through the generic rules of figures.smk.
 FIGURES["empirical-pml"] = [
     # leakage sensitivity on l1-balls, (eps, delta) trade-off of estimation
     "fig2a",

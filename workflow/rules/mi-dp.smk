@@ -1,4 +1,4 @@
-# Paper mi-dp (seed 001, Cuff & Yu): figures go through the generic rules of figures.smk.
+# Paper mi-dp [mi-dp, Cuff & Yu]: figures go through the generic rules of figures.smk.
 FIGURES["mi-dp"] = [
     # Lemma 1's sandwich on binary randomized response: eps-DP, KL bound, exact MI-DP
     "fig1",

@@ -1,4 +1,4 @@
-# Paper robust-dp-hamming (seed 002): figures registered here go through the generic rules of
+# Paper robust-dp-hamming: figures registered here go through the generic rules of
 # figures.smk. The source sets (Tables I-IV, the fig1 examples) are data, an input of every table.
 FIGURES["robust-dp-hamming"] = [
     # the three source-set classes on the M = 3 simplex

@@ -1,4 +1,4 @@
-# Paper statistical-inference (seed 004): figures go through the generic rules of figures.smk.
+# Paper statistical-inference: figures go through the generic rules of figures.smk.
 FIGURES["statistical-inference"] = [
     # counting query: minimum average / minmax leakage vs distortion, geometric DP mechanism
     "fig1",

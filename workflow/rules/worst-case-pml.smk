@@ -1,4 +1,4 @@
-# Paper worst-case-pml (seed 003): figures go through the generic rules of figures.smk.
+# Paper worst-case-pml: figures go through the generic rules of figures.smk.
 FIGURES["worst-case-pml"] = [
     # counting query: worst-case utility vs eps (utility-safe, exponential, randomized response)
     "fig1",
