@@ -37,7 +37,7 @@ def k_singular_mechanism(n_symbols: int, k: int) -> np.ndarray:
     """The k-singular mechanism P(y|x) = 1/k for y in {x, x+1, ..., x+k-1 mod N}, else 0 [empirical-pml, eq. (35)].
 
     Doubly stochastic; an optimal extremal mechanism for the uniform prior at eps = log(N/k)
-    ([15, Theorem 4], Example 2). Valid for N >= 2 and 1 <= k <= N.
+    ([saeidian-optimal-pml, Theorem 4]; [empirical-pml, Example 2]). Valid for N >= 2 and 1 <= k <= N.
     """
     n = check_count(n_symbols, "n_symbols", low=2)
     k = check_count(k, "k", low=1)
@@ -162,7 +162,7 @@ def design_polytope(p_hat, eps, beta, n_outputs: int | None = None, *, form: str
       non-zeros (the LP is several times faster to solve than with m_j <= p_ij as rows).
     * ``"literal"`` (eq. (43)): p_ij <= e^eps' (sum_k P̂_k p_kj + beta/2 p_i'j) for all i, i', j with
       eps' of eq. (43); N^2 M + N rows, N^2 M (N + 2) non-zeros, no auxiliary variables.
-    * ``"estimate"`` (eq. (44), [15, Lemma 1]): the smaller polytope M(eps', P̂):
+    * ``"estimate"`` (eq. (44), [saeidian-optimal-pml, Lemma 1]): the smaller polytope M(eps', P̂):
       p_ij <= e^eps' s_j, s_j = sum_i P̂_i p_ij.
 
     Plus sum_j p_ij = 1 and 0 <= x <= 1. Valid for full-support P̂, eps >= 0, beta in [0, 2 min P̂).

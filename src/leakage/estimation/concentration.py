@@ -1,7 +1,7 @@
 """Distribution estimation from samples and its l1 uncertainty [empirical-pml, Sec. II-B].
 
 The true distribution P_X lies, with probability at least 1 - delta, in the l1-ball of radius
-beta*(delta) around the empirical estimate (Weissman et al.'s bound, distribution-free form).
+beta*(delta) around the empirical estimate ([weissman2003]'s bound, distribution-free form).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _log_two_pow_minus_two(n: int) -> float:
 def weissman_phi(p) -> float:
     """phi(p) = log((1 - p)/p) / (1 - 2p), with phi(1/2) = 2 [empirical-pml, eq. (15)].
 
-    The distribution-dependent exponent factor of Weissman et al.'s bound; decreasing from
+    The distribution-dependent exponent factor of the bound of [weissman2003]; decreasing from
     phi(0) = inf to phi(1/2) = 2. Dimensionless. Valid for p in [0, 1/2].
     """
     p = check_scalar(p, "p", low=0.0, high=0.5)

@@ -33,7 +33,7 @@ def privacy_region_thresholds(prior) -> np.ndarray:
 
     Returns the N+1 thresholds in nats, eps_0 = 0 <= eps_1 <= ... <= eps_{N-1} = -log max P and
     eps_N = inf. An eps in [eps_{k-1}, eps_k) is in the k-th privacy region, where a mechanism may
-    have at most k-1 zeros per column ([15, Lemma 2]). Valid for any distribution.
+    have at most k-1 zeros per column ([saeidian-optimal-pml, Lemma 2]). Valid for any distribution.
     """
     p = check_distribution(prior)
     top = np.sort(p)[::-1]

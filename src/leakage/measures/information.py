@@ -80,7 +80,7 @@ def mutual_information(channel, prior) -> float:
 
 
 def channel_capacity(channel, *, tol: float = 1e-12, max_iter: int = 100_000):
-    """Capacity max_P I(X; Y) of a channel by Blahut-Arimoto, nats.
+    """Capacity max_P I(X; Y) of a channel by Blahut-Arimoto [blahut1972, arimoto1972], nats.
 
     Returns ``(capacity, optimal_input)``. Iterates until the standard upper and lower bounds on the
     capacity (max_x D(W_x || Q) and I) are within ``tol``.
@@ -106,7 +106,7 @@ def rate_distortion_point(prior, distortion, slope: float, *, tol: float = 1e-12
     """One point of the rate-distortion curve of ``prior`` by Blahut-Arimoto at a given ``slope``.
 
     Minimises I(X; Y) + slope * E d(X, Y) over test channels; returns ``(rate, mean_distortion,
-    channel)``. Sweeping ``slope`` in (0, inf) traces R(D) from D_max down to D_min (Blahut 1972).
+    channel)``. Sweeping ``slope`` in (0, inf) traces R(D) from D_max down to D_min [blahut1972].
     """
     p = check_distribution(prior)
     d = np.asarray(distortion, dtype=float)

@@ -1,6 +1,6 @@
 """Pointwise maximal leakage (PML) of a channel under a prior.
 
-PML of an outcome y (Saeidian et al.; empirical-pml [empirical-pml], eqs. (2)-(4)):
+PML of an outcome y ([saeidian-pml]; [empirical-pml, eqs. (2)-(4)]):
 
     l(X -> y) = log( max_{x in supp P_X} P(y|x) / P_Y(y) ),   P_Y = P_X @ channel   [nats]
 
