@@ -88,3 +88,16 @@ def test_code_names_in_the_docs_exist():
             if not name.startswith(PENDING) and not _resolves(name):
                 missing.append(f"{page.relative_to(DOCS)}: {name}")
     assert not missing, missing
+
+
+def _bash_blocks(text: str) -> list[str]:
+    return [b.strip() for b in re.findall(r"```bash\n(.*?)```", text, re.S)]
+
+
+def test_getting_started_quotes_the_readme_commands():
+    """The site's getting-started page shows the README's two commands (run, test) verbatim."""
+    readme = _bash_blocks((ROOT / "README.md").read_text())[:2]
+    index = _bash_blocks((DOCS / "index.md").read_text())
+    assert len(readme) == 2
+    for command in readme:
+        assert command in index, f"docs/index.md lacks the README command {command!r}"
