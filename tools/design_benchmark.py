@@ -16,7 +16,7 @@ import time
 import numpy as np
 
 from leakage.design import design_mechanism, optimal_mechanism, optimal_mechanism_for_estimate
-from leakage.estimation import beta_star
+from leakage.estimation.concentration import beta_star
 
 
 def zipf_prior(n, p_min=2e-5):

@@ -63,9 +63,9 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from leakage.design.polytope import design_epsilon
-from leakage.dp import ldp_epsilon
-from leakage.information import entropy, mutual_information
-from leakage.uncertainty import local_leakage_capacity_on_ball
+from leakage.measures.dp import ldp_epsilon
+from leakage.measures.information import entropy, mutual_information
+from leakage.estimation.uncertainty import local_leakage_capacity_on_ball
 from leakage.validation import check_distribution, check_scalar
 
 PRIVACY = ("pml", "ldp")

@@ -20,9 +20,9 @@ from leakage.design import (
     optimal_mechanism,
     optimal_mechanism_for_estimate,
 )
-from leakage.dp import ldp_epsilon, randomized_response
-from leakage.information import entropy, mutual_information
-from leakage.uncertainty import ball_min_output_lp
+from leakage.measures.dp import ldp_epsilon, randomized_response
+from leakage.measures.information import entropy, mutual_information
+from leakage.estimation.uncertainty import ball_min_output_lp
 
 
 def sup_pml_lp(channel, prior, beta):
