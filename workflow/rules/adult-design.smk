@@ -94,7 +94,7 @@ localrules:
 rule adult_design_priors:
     input:
         table="results/data/adult.csv",
-        code=math_code("adult-design"),
+        code=script_code("adult_design_priors.py"),
     output:
         priors="results/adult-design/priors.csv",
     params:
@@ -115,7 +115,7 @@ rule adult_design_priors:
 rule adult_design_attribute:
     input:
         priors="results/adult-design/priors.csv",
-        code=math_code("adult-design"),
+        code=script_code("adult_design_attribute.py"),
     output:
         mechanisms="results/adult-design/design/{attribute}.csv",
         curve="results/adult-design/design/{attribute}_mi.csv",
@@ -156,7 +156,7 @@ rule adult_design_release:
     input:
         table="results/data/adult.csv",
         mechanisms="results/adult-design/design/{attribute}.csv",
-        code=math_code("adult-design"),
+        code=script_code("adult_design_release.py"),
     output:
         release="results/adult-design/release/{attribute}.csv",
     params:
@@ -178,7 +178,7 @@ rule adult_design_release:
 rule adult_design_mc:
     input:
         table="results/data/adult.csv",
-        code=math_code("adult-design"),
+        code=script_code("adult_design_mc.py"),
     output:
         mc="results/adult-design/mc/{attribute}.csv",
     params:

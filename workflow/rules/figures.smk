@@ -35,7 +35,7 @@ rule table:
 rule plot:
     input:
         table="results/{paper}/{figure}.csv",
-        code=lambda wildcards: plot_code(wildcards.paper),
+        code=plot_code,
     output:
         pdf="results/{paper}/{figure}.pdf",
         png=report(
