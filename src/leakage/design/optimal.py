@@ -335,6 +335,123 @@ def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None):
     return float(ub_global) + 1e-12 * (1 + abs(ub_global)), found, nodes
 
 
+# --------------------------------------------------------------------------- pricing: LDP staircase
+
+
+def _staircase_value(p, w, eps, mask):
+    """sum_x P_x v_x log v_x - w.v for the staircase column with high set ``mask`` (P.v = 1)."""
+    c = math.expm1(eps)
+    t = float(p[mask].sum())
+    a = 1.0 / (1.0 + c * t)
+    return -math.log1p(c * t) + (eps * (c + 1.0) * t - w.sum() - c * float(w[mask].sum())) * a
+
+
+def _bb_ldp(p, w, eps, *, tol=1e-10, collect=1e-9, max_nodes=200000, deadline=None, keep=64):
+    """Exact MI pricing for eps-LDP: max over staircase columns of sum_x P_x v_x log v_x - w.v.
+
+    Staircase ray with high set S, t = P(S), c = e^eps - 1, a = 1/(1 + c t):
+        value(S) = -log(1 + c t) + (eps e^eps t - W - c W_S) / (1 + c t),   W = sum w, W_S = w(S).
+    Branch and bound on items (x in S / x not in S). At a node, W_S >= L(t), the fractional knapsack
+    min {w.z : P.z = t, 0 <= z <= 1, fixed items respected}, convex piecewise linear in t (greedy by
+    w_x / P_x). On a piece L = alpha + r t the bound g(t) = -log(1 + c t) + (A + B t)/(1 + c t),
+    A = -W - c alpha, B = eps e^eps - c r, has derivative numerator B - c A - c (1 + c t), decreasing
+    in t: g is unimodal, maximised at the clipped 1 + c t* = (B - c A) / c. Closed form, rigorous.
+    Returns (upper bound, list of high-set masks with value > collect (best first), nodes).
+    """
+    n = p.size
+    c = math.expm1(eps)
+    k1 = eps * math.exp(eps)
+    wt = float(w.sum())
+    order = np.argsort(w / p, kind="stable")
+    po, wo = p[order], w[order]
+
+    def evaluate(status):
+        # status over sorted items: 1 in, -1 out, 0 free
+        inn = status == 1
+        free = status == 0
+        t0 = float(po[inn].sum())
+        w_in = float(wo[inn].sum())
+        pf, wf = po[free], wo[free]
+        fidx = np.flatnonzero(free)
+        if pf.size == 0:
+            val = -math.log1p(c * t0) + (k1 * t0 - wt - c * w_in) / (1.0 + c * t0)
+            return val, val, inn.copy(), -1
+        cp = np.concatenate([[0.0], np.cumsum(pf)])
+        cw = np.concatenate([[0.0], np.cumsum(wf)])
+        lo = t0 + cp[:-1]
+        hi = t0 + cp[1:]
+        r = wf / pf
+        alpha = w_in + cw[:-1] - r * lo
+        a_ = -wt - c * alpha
+        b_ = k1 - c * r
+        ts = np.clip(((b_ - c * a_) / c - 1.0) / c, lo, hi)
+        d = 1.0 + c * ts
+        g = -np.log1p(c * ts) + (a_ + b_ * ts) / d
+        k = int(np.argmax(g))
+        ub = float(g[k])
+        ub += 1e-12 * (1.0 + abs(ub))
+        # integral candidates at the maximiser: prefix without / with the fractional item
+        base = inn.copy()
+        base[fidx[:k]] = True
+        v0 = _val(base)
+        with_k = base.copy()
+        with_k[fidx[k]] = True
+        v1 = _val(with_k)
+        best_mask, best_val = (base, v0) if v0 >= v1 else (with_k, v1)
+        frac = (ts[k] - lo[k]) / pf[k]
+        branch = fidx[k] if 1e-12 < frac < 1 - 1e-12 else -1
+        if branch < 0:  # relaxation integral at its maximiser: the node is solved
+            ub = max(best_val, float(g[k]))
+        return ub, best_val, best_mask, branch
+
+    def _val(mask):
+        t = float(po[mask].sum())
+        return -math.log1p(c * t) + (k1 * t - wt - c * float(wo[mask].sum())) / (1.0 + c * t)
+
+    found = {}
+    best = closed = -np.inf
+    status0 = np.zeros(n, np.int8)
+    ub0, v, mk, br = evaluate(status0)
+    heap = [(-ub0, 0, status0, v, mk, br)]
+    cnt = nodes = 1
+    while heap:
+        negub, _, status, v, mk, br = heap[0]
+        if v > best:
+            best = v
+        if v > collect:
+            found[mk.tobytes()] = (v, mk)
+        if -negub <= max(best, 0.0) + tol or nodes >= max_nodes:
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        heapq.heappop(heap)
+        if br < 0:  # solved node (integral relaxation): its bound stays in the global bound
+            closed = max(closed, -negub)
+            continue
+        for s in (1, -1):
+            st = status.copy()
+            st[br] = s
+            ub, v2, mk2, br2 = evaluate(st)
+            nodes += 1
+            if v2 > best:
+                best = v2
+            if v2 > collect:
+                found[mk2.tobytes()] = (v2, mk2)
+            if ub > max(best, 0.0) + tol:
+                cnt += 1
+                heapq.heappush(heap, (-ub, cnt, st, v2, mk2, br2))
+    ub_global = max([best, closed, 0.0] + [-e[0] for e in heap])
+    if not heap:
+        ub_global = max(best, closed, 0.0) + tol
+    cols = sorted(found.values(), key=lambda e: -e[0])[:keep]
+    masks = []
+    for _, mk in cols:
+        m = np.zeros(n, bool)
+        m[order[mk]] = True
+        masks.append(m)
+    return float(ub_global), masks, nodes
+
+
 # --------------------------------------------------------------------------- pricing: LP B&B
 
 
@@ -654,9 +771,10 @@ def _mi_heuristic(cone, w, lifted_cap):
     """Cheap candidate columns for the MI pricing (beta > 0 or LDP): two-level columns and lift vectors."""
     p, n = cone.p, cone.n
     order = np.argsort(w / p, kind="stable")
-    masks = np.zeros((n, n - 1), bool)
-    for k in range(1, n):
+    masks = np.zeros((n, 2 * (n - 1)), bool)
+    for k in range(1, n):  # prefixes and suffixes of the w / P order
         masks[order[:k], k - 1] = True
+        masks[order[k:], n - 2 + k] = True
     cands = [_two_level(cone, masks)]
     vals = _mu(p, cands[0]) - w @ cands[0]
     k = int(np.argmax(vals))
@@ -744,7 +862,7 @@ def _identity_private(p, eps, beta, privacy):
 
 
 def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_information",
-                      method="auto", max_seconds=240.0, tol=1e-9) -> OptimalDesign:
+                      method="auto", max_seconds=240.0, tol=1e-9, warm_start=()) -> OptimalDesign:
     """max utility over channels eps-private on B_beta(prior) ([empirical-pml, eq. (40)]) or eps-LDP.
 
     ``privacy="pml"``: max_x P(y|x) <= e^eps min_{Q in B_beta(prior)} Q_Y(y) for every y, any beta in
@@ -758,6 +876,12 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     generation otherwise), ``"enumerate"`` or ``"colgen"``. The result carries a certified upper
     bound (``bound``); ``certified`` when bound - value <= 1e-9 (1 + |value|). Column generation
     stops at ``tol`` (relative pricing gap) or after ``max_seconds`` with the best valid bound.
+
+    ``warm_start``: channels (N x M_i, row-stochastic) already known to satisfy the same privacy
+    constraint (verified here; ValueError otherwise); their columns seed the LP, so the result is at
+    least as good as each of them (MI only). For beta > 0 the LP is always seeded with the route-(44)
+    optimum (M(eps', P) ⊆ M(eps, B_beta(P))) and the eps-LDP optimum (LDP columns lie in every
+    ball cone), so value >= both by construction, whatever the pricing quality.
 
     Complexity: enumeration N 2^(N-1) columns; column generation one master LP per iteration plus
     pricing (sorting for beta = 0; a branch and bound of small LPs for beta > 0 / LDP, exponential in
@@ -785,13 +909,15 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
 
     cone = _Cone(p, eps, beta, privacy)
     if method == "auto":
-        limit = {"box": 8, "ldp": 14, "ball": 12 if cone.small_ball else 3}[cone.kind]
+        limit = {"box": 8, "ldp": 10, "ball": 12 if cone.small_ball else 3}[cone.kind]
         method = "enumerate" if n <= limit else "colgen"
     if method not in ("enumerate", "colgen"):
         raise ValueError(f"method must be 'auto', 'enumerate' or 'colgen', got {method!r}")
 
     if u is None:
-        ch, bound, stats = _solve_mi(cone, method, tol, t0 + max_seconds)
+        seeds, seed_stats = _seed_channels(p, eps, beta, cone, warm_start, tol, max_seconds)
+        ch, bound, stats = _solve_mi(cone, method, tol, t0 + max_seconds, seeds)
+        stats.update(seed_stats)
         value = mutual_information(ch, p)
     else:
         ch, bound, stats = _solve_linear(cone, u, method, tol, t0 + max_seconds)
@@ -806,10 +932,53 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
                          seconds=time.perf_counter() - t0, stats=stats, **base)
 
 
-def _solve_mi(cone, method, tol, deadline):
+def _staircase_columns(p, eps, masks):
+    """Normalised staircase columns (P.v = 1): a off the high set, a e^eps on it."""
+    m = np.array(masks, dtype=float).T
+    c = math.expm1(eps)
+    a = 1.0 / (1.0 + c * (p @ m))
+    return a[None, :] * (1.0 + c * m)
+
+
+def _channel_columns(cone, channel):
+    """Columns of a feasible channel as normalised rays of K (polished), dropping unused outputs."""
+    mass = cone.p @ channel
+    cols = channel[:, mass > 0] / mass[mass > 0][None, :]
+    return cone.polish(cols)
+
+
+def _seed_channels(p, eps, beta, cone, warm_start, tol, max_seconds):
+    """Feasible channels whose columns seed the master LP (see ``warm_start``)."""
+    seeds, stats = [], {}
+    for i, ch in enumerate(warm_start):
+        ch = np.asarray(ch, dtype=float)
+        if ch.ndim != 2 or ch.shape[0] != p.size or np.any(ch < 0) or \
+                not np.allclose(ch.sum(axis=1), 1.0, atol=1e-9):
+            raise ValueError(f"warm_start[{i}] must be a row-stochastic ({p.size}, M) channel")
+        try:
+            _verify(ch / ch.sum(axis=1, keepdims=True), p, cone.eps, beta, "ldp" if cone.kind == "ldp" else "pml")
+        except RuntimeError as exc:
+            raise ValueError(f"warm_start[{i}] does not satisfy the privacy constraint: {exc}") from None
+        seeds.append(ch)
+    if cone.kind == "ball":
+        sub = dict(tol=tol, max_seconds=max_seconds / 4)
+        eps_p = design_epsilon(eps, beta)
+        if eps_p >= 0:
+            r = optimal_mechanism(p, eps_p, beta=0.0, **sub)
+            seeds.append(r.channel)
+            stats["route44_value"] = r.value
+        d = optimal_mechanism(p, eps, privacy="ldp", **sub)
+        seeds.append(d.channel)
+        stats["ldp_value"] = d.value
+    return seeds, stats
+
+
+def _solve_mi(cone, method, tol, deadline, seeds=()):
     p, n = cone.p, cone.n
     if method == "enumerate":
         cols = cone.polish(_enumerate(cone))
+        if seeds:
+            cols = np.concatenate([cols] + [_channel_columns(cone, ch) for ch in seeds], axis=1)
         obj = _mu(p, cols)
         val, lam, w = _master(cols, obj)
         u_max = float(np.max(obj - w @ cols))
@@ -818,10 +987,10 @@ def _solve_mi(cone, method, tol, deadline):
         ch = cols[:, sup] * lam_b[None, :]
         ch /= ch.sum(axis=1, keepdims=True)
         return ch, float(bound), {"columns": cols.shape[1], "iterations": 1}
-    lifted = None if cone.kind == "box" else _LiftedLP(cone)
+    lifted = _LiftedLP(cone) if cone.kind == "ball" else None
     eps_p = design_epsilon(cone.eps, 2 * cone.half) if cone.kind == "ball" else -1.0
     lift_cap = math.exp(eps_p) if eps_p >= 0 else None
-    cols = np.ones((n, 1))
+    cols = np.concatenate([np.ones((n, 1))] + [_channel_columns(cone, ch) for ch in seeds], axis=1)
     master = _Master(n)
     master.add(cols, _mu(p, cols))
     best_bound = np.inf
@@ -832,7 +1001,7 @@ def _solve_mi(cone, method, tol, deadline):
         scale = tol * (1 + abs(val))
         out_of_time = time.perf_counter() > deadline
         new = None
-        if cone.kind != "box" and not out_of_time:
+        if cone.kind == "ball" and not out_of_time:
             cand = _mi_heuristic(cone, w, lift_cap)
             rc = _mu(p, cand) - w @ cand
             keep = rc > max(scale, 1e-7 * (1 + abs(val)))
@@ -843,9 +1012,17 @@ def _solve_mi(cone, method, tol, deadline):
             if cone.kind == "box":
                 ub, found, nodes = _bb_box(p, w, cone.E, tol=scale / 4, collect=scale,
                                            find=None, max_nodes=200000 if out_of_time else 50000)
+            elif cone.kind == "ldp":
+                ub, masks, nodes = _bb_ldp(p, w, cone.eps, tol=scale / 4, collect=scale, keep=2 * n,
+                                           deadline=max(deadline, time.perf_counter() + 5.0))
+                found = list(_staircase_columns(p, cone.eps, masks).T) if masks else []
             else:
                 ub, found, nodes = _bb_lifted(lifted, w, tol=scale / 4, collect=scale, max_nodes=400,
                                               deadline=max(deadline, time.perf_counter() + 1.0))
+                # K_beta ⊆ K_0 (g(v) <= P.v): the exact box pricing at eps bounds the ball pricing too
+                ub_box, _, nb = _bb_box(p, w, cone.E, tol=scale / 4, collect=np.inf, max_nodes=20000)
+                ub = min(ub, ub_box)
+                nodes += nb
             nodes_total += nodes
             best_bound = min(best_bound, w.sum() + max(ub, 0.0))
             if found:
