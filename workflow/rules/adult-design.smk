@@ -63,6 +63,12 @@ def _adult_design_check(section):
             fail(key, f"attributes {single} have a single category in results/data/adult.csv: nothing to privatize")
 
 
+def _ad(*keys):
+    """The keys of the adult-design section a rule uses (the library fills the others with their
+    defaults): a change elsewhere in the section does not rerun the rule's jobs."""
+    return {key: _AD[key] for key in keys}
+
+
 if "adult-design" in config.get("studies", []):
     _adult_design_check(_AD)
 
@@ -98,7 +104,7 @@ rule adult_design_priors:
     output:
         priors="results/adult-design/priors.csv",
     params:
-        settings=_AD,
+        settings=_ad("attributes"),
     resources:
         mem_mb=1000,
         runtime=5,
@@ -120,7 +126,7 @@ rule adult_design_attribute:
         mechanisms="results/adult-design/design/{attribute}.csv",
         curve="results/adult-design/design/{attribute}_mi.csv",
     params:
-        settings=_AD,
+        settings=_ad("eps", "delta", "methods", "curve"),
     resources:
         mem_mb=2000,
         runtime=30,
@@ -160,7 +166,7 @@ rule adult_design_release:
     output:
         release="results/adult-design/release/{attribute}.csv",
     params:
-        settings=_AD,
+        settings=_ad("eps", "release"),
         seed=config["seed"],
     resources:
         mem_mb=1000,
@@ -182,7 +188,7 @@ rule adult_design_mc:
     output:
         mc="results/adult-design/mc/{attribute}.csv",
     params:
-        settings=_AD,
+        settings=_ad("delta", "methods", "mc"),
         seed=config["seed"],
     resources:
         mem_mb=2000,
