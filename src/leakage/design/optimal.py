@@ -909,7 +909,9 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
 
     cone = _Cone(p, eps, beta, privacy)
     if method == "auto":
-        limit = {"box": 8, "ldp": 10, "ball": 12 if cone.small_ball else 3}[cone.kind]
+        # measured crossovers (tools/design_benchmark.py): enumeration + one LP beats column generation
+        # up to N = 14 for the known prior (N 2^(N-1) lift vectors) and N = 12 for LDP (2^N staircases)
+        limit = {"box": 14, "ldp": 12, "ball": 12 if cone.small_ball else 3}[cone.kind]
         method = "enumerate" if n <= limit else "colgen"
     if method not in ("enumerate", "colgen"):
         raise ValueError(f"method must be 'auto', 'enumerate' or 'colgen', got {method!r}")
