@@ -254,7 +254,7 @@ def _enumerate(cone):
 # --------------------------------------------------------------------------- pricing: box
 
 
-def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None):
+def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None, floor=0.0):
     """max_{0 <= r <= cap, P.r = 1} sum_x P_x r_x log r_x - w_x r_x by spatial branch and bound.
 
     Returns (upper bound, list of columns with value > collect, nodes). The chord relaxation of
@@ -290,7 +290,8 @@ def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None):
 
     found = []
     best = -np.inf
-    lo0, hi0 = np.zeros(n), np.full(n, cap)
+    lo0 = np.full(n, float(floor))
+    hi0 = np.broadcast_to(np.asarray(cap, dtype=float), (n,)).copy()
     root = solve(lo0, hi0)
     if root is None:
         return -np.inf, [], 0
@@ -975,6 +976,29 @@ def _seed_channels(p, eps, beta, cone, warm_start, tol, max_seconds):
     return seeds, stats
 
 
+def _ball_outer_bound(cone, w, *, tol, pieces=24, max_nodes=20000):
+    """Rigorous upper bound on the ball pricing max_{v in K_beta, P.v = 1} mu(v) - w.v by outer boxes.
+
+    Moving b_x = min(beta/2, P_x) of mass from row x to a row where v is smallest is a prior of the
+    ball, so g(v) <= P.v - b_x (v_x - m) with m = min v, and privacy gives
+    v_x <= e^eps (1 + b_x m) / (1 + e^eps b_x). Splitting m in [0, 1] into pieces [m_lo, m_hi], each
+    piece of the cross-section lies in the box m_lo <= v_x <= e^eps (1 + b_x m_hi) / (1 + e^eps b_x),
+    where the chord branch and bound of the known prior is exact; the maximum over the pieces bounds
+    the ball pricing (for beta -> 0 this is the box pricing, K_beta ⊆ K_0).
+    """
+    p, E = cone.p, cone.E
+    b = np.minimum(cone.half, p)
+    edges = np.linspace(0.0, 1.0, pieces + 1)
+    ub, nodes = -np.inf, 0
+    for m_lo, m_hi in zip(edges[:-1], edges[1:]):
+        cap = E * (1.0 + b * m_hi) / (1.0 + E * b)
+        if m_lo > 0 and (p @ np.maximum(cap, m_lo) < 1.0 or m_lo > 1.0):
+            continue
+        u, _, k = _bb_box(p, w, cap, tol=tol, collect=np.inf, max_nodes=max_nodes, floor=m_lo)
+        ub, nodes = max(ub, u), nodes + k
+    return ub, nodes
+
+
 def _solve_mi(cone, method, tol, deadline, seeds=()):
     p, n = cone.p, cone.n
     if method == "enumerate":
@@ -1021,8 +1045,7 @@ def _solve_mi(cone, method, tol, deadline, seeds=()):
             else:
                 ub, found, nodes = _bb_lifted(lifted, w, tol=scale / 4, collect=scale, max_nodes=400,
                                               deadline=max(deadline, time.perf_counter() + 1.0))
-                # K_beta ⊆ K_0 (g(v) <= P.v): the exact box pricing at eps bounds the ball pricing too
-                ub_box, _, nb = _bb_box(p, w, cone.E, tol=scale / 4, collect=np.inf, max_nodes=20000)
+                ub_box, nb = _ball_outer_bound(cone, w, tol=scale / 4)
                 ub = min(ub, ub_box)
                 nodes += nb
             nodes_total += nodes
