@@ -329,7 +329,7 @@ def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None, f
         if frac < 0 or nodes >= max_nodes:
             if frac < 0:
                 continue
-            heapq.heappush(heap, (negub, cnt, lo, hi, (ub, val, r, frac)))
+            heapq.heappush(heap, (negub, -1, lo, hi, (ub, val, r, frac)))  # -1: unique key, no array compare
             break
         a, b_, x = lo[frac], hi[frac], r[frac]
         split = x if (a + 0.1 * (b_ - a) < x < b_ - 0.1 * (b_ - a)) else 0.5 * (a + b_)
