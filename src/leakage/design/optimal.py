@@ -23,22 +23,31 @@ It is solved by column generation (HiGHS master LP; pricing max_{r in K, P.r = 1
 the master duals w). Any upper bound U on the pricing maximum certifies: w + U P is dual feasible,
 so ``bound = sum(w) + max(U, 0)`` bounds the optimum from above, whatever the solver accuracy.
 
-Pricing (exact, with rigorous upper bounds):
+Pricing (rigorous upper bounds always; exact where stated):
 
-* beta = 0: the cross-section is the box {0 <= v <= e^eps, P.v = 1}; spatial branch and bound with
-  the chord (concave envelope) of each convex term P_x r log r - w_x r as a fractional-knapsack
-  relaxation, solved by sorting (no LP); only the one fractional row has a gap.
-* beta > 0 and LDP: branch and bound on the lifted description (m = column minimum, q = v - m,
-  G = the knapsack bound on g) with the 2-D concave envelope of P_x (m + q) log(m + q) on each
-  (m, q_x) box, a small LP (HiGHS) per node; branching on m, G and single rows. Heuristics (two-level
-  columns, lift vectors at eps' of eq. (43)) find most improving columns first.
+* beta = 0 (exact): the cross-section is the box {0 <= v <= e^eps, P.v = 1}; spatial branch and
+  bound with the chord (concave envelope) of each convex term P_x r log r - w_x r as a
+  fractional-knapsack relaxation, solved by sorting (no LP); only the one fractional row has a gap.
+* LDP (exact): the vertices are staircase columns (a off S, a e^eps on S, a = 1/(1 + c P(S)),
+  c = e^eps - 1) and the pricing value is -log(1 + c t) + (eps e^eps t - W - c w(S))/(1 + c t),
+  t = P(S). Branch and bound over items in/out of S with a closed-form bound: w(S) >= the
+  fractional knapsack L(t) (convex piecewise linear), and on each piece the bound is unimodal in t
+  with its maximiser in closed form (see ``_bb_ldp``). Certified at N = 74 in about a second.
+* beta > 0 (heuristic columns, rigorous but loose bound): two-level columns and lift vectors at eps'
+  of eq. (43) by local search, a small branch and bound on a lifted LP; the bound is the minimum of
+  that B&B's bound and an outer relaxation: with m = min v, moving min(beta/2, P_x) mass from row x
+  to the argmin row gives v_x <= e^eps (1 + b_x m)/(1 + e^eps b_x); for m in pieces of [0, 1] the
+  exact box B&B above bounds each piece (``_ball_outer_bound``). The master LP is always seeded with
+  the route-(44) optimum and the eps-LDP optimum (both feasible for the ball), so the result is at
+  least as good as both whatever the pricing finds.
 * linear utilities: pricing per label is linear, in closed form for beta = 0 (fractional knapsack),
   beta <= 2 min P (vertices are lift vectors at eps' and two-level columns over prefixes), LDP
   (staircase columns over prefixes, [kairouz2016]); an LP per label otherwise.
 
 Small alphabets with a known vertex family (beta = 0: lift vectors [saeidian-optimal-pml, Thm 6];
 LDP: staircase vectors [kairouz2016]; beta <= 2 min P: both kinds at eps and eps') are solved by
-plain enumeration and one LP (``method="enumerate"``), about N 2^(N-1) columns.
+plain enumeration and one LP (``method="enumerate"``), about N 2^(N-1) columns; ``"auto"`` uses it
+up to the measured crossovers (N <= 14 known prior, N <= 12 LDP, N <= 12 for beta <= 2 min P).
 
 Exactness: every column is built in closed form or *polished* (normalised, then mixed with the
 all-ones column, which is strictly inside K, just enough to satisfy the exact closed-form test);
@@ -46,8 +55,15 @@ the final weights are recomputed by a linear solve on the basis, the rows renorm
 returned channel verified with the exact closed form of the sup of PML over the ball (or the LDP
 ratio). A violation above 1e-9 nats raises RuntimeError.
 
-Limits: branch and bound is exponential in the worst case; its node budget bounds the work, and an
-unfinished search still yields a valid (looser) bound, reported with ``certified=False``.
+Limits (measured with tools/design_benchmark.py, 2 shared cores): known prior and LDP certified to
+1e-9 at N = 42-74 in about a second. beta > 0 beyond 2 min P is NOT certified at N = 42 / 74
+(heavy-tailed priors, beta = beta*(1e-6)): the gap is about 5e-3 to 1e-2 nats, limited by the outer
+box relaxation (it ignores that the removed mass is shared between rows); the value is >= the
+route-(44) and LDP optima by construction. Linear utilities at N = 200 are slower than the compact
+LP of design_mechanism (an interior-point solve of the compact LP without crossover was slower
+still: 15.7 s vs 3.2 s for the identity utility). Branch and bound is exponential in the worst
+case; its node budget bounds the work, and an unfinished search still yields a valid (looser)
+bound, reported with ``certified=False``.
 """
 
 from __future__ import annotations
@@ -254,7 +270,7 @@ def _enumerate(cone):
 # --------------------------------------------------------------------------- pricing: box
 
 
-def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None):
+def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None, floor=0.0):
     """max_{0 <= r <= cap, P.r = 1} sum_x P_x r_x log r_x - w_x r_x by spatial branch and bound.
 
     Returns (upper bound, list of columns with value > collect, nodes). The chord relaxation of
@@ -290,7 +306,8 @@ def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None):
 
     found = []
     best = -np.inf
-    lo0, hi0 = np.zeros(n), np.full(n, cap)
+    lo0 = np.full(n, float(floor))
+    hi0 = np.broadcast_to(np.asarray(cap, dtype=float), (n,)).copy()
     root = solve(lo0, hi0)
     if root is None:
         return -np.inf, [], 0
@@ -312,7 +329,7 @@ def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None):
         if frac < 0 or nodes >= max_nodes:
             if frac < 0:
                 continue
-            heapq.heappush(heap, (negub, cnt, lo, hi, (ub, val, r, frac)))
+            heapq.heappush(heap, (negub, -1, lo, hi, (ub, val, r, frac)))  # -1: unique key, no array compare
             break
         a, b_, x = lo[frac], hi[frac], r[frac]
         split = x if (a + 0.1 * (b_ - a) < x < b_ - 0.1 * (b_ - a)) else 0.5 * (a + b_)
@@ -909,7 +926,9 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
 
     cone = _Cone(p, eps, beta, privacy)
     if method == "auto":
-        limit = {"box": 8, "ldp": 10, "ball": 12 if cone.small_ball else 3}[cone.kind]
+        # measured crossovers (tools/design_benchmark.py): enumeration + one LP beats column generation
+        # up to N = 14 for the known prior (N 2^(N-1) lift vectors) and N = 12 for LDP (2^N staircases)
+        limit = {"box": 14, "ldp": 12, "ball": 12 if cone.small_ball else 3}[cone.kind]
         method = "enumerate" if n <= limit else "colgen"
     if method not in ("enumerate", "colgen"):
         raise ValueError(f"method must be 'auto', 'enumerate' or 'colgen', got {method!r}")
@@ -973,6 +992,29 @@ def _seed_channels(p, eps, beta, cone, warm_start, tol, max_seconds):
     return seeds, stats
 
 
+def _ball_outer_bound(cone, w, *, tol, pieces=24, max_nodes=20000):
+    """Rigorous upper bound on the ball pricing max_{v in K_beta, P.v = 1} mu(v) - w.v by outer boxes.
+
+    Moving b_x = min(beta/2, P_x) of mass from row x to a row where v is smallest is a prior of the
+    ball, so g(v) <= P.v - b_x (v_x - m) with m = min v, and privacy gives
+    v_x <= e^eps (1 + b_x m) / (1 + e^eps b_x). Splitting m in [0, 1] into pieces [m_lo, m_hi], each
+    piece of the cross-section lies in the box m_lo <= v_x <= e^eps (1 + b_x m_hi) / (1 + e^eps b_x),
+    where the chord branch and bound of the known prior is exact; the maximum over the pieces bounds
+    the ball pricing (for beta -> 0 this is the box pricing, K_beta ⊆ K_0).
+    """
+    p, E = cone.p, cone.E
+    b = np.minimum(cone.half, p)
+    edges = np.linspace(0.0, 1.0, pieces + 1)
+    ub, nodes = -np.inf, 0
+    for m_lo, m_hi in zip(edges[:-1], edges[1:]):
+        cap = E * (1.0 + b * m_hi) / (1.0 + E * b)
+        if m_lo > 0 and (p @ np.maximum(cap, m_lo) < 1.0 or m_lo > 1.0):
+            continue
+        u, _, k = _bb_box(p, w, cap, tol=tol, collect=np.inf, max_nodes=max_nodes, floor=m_lo)
+        ub, nodes = max(ub, u), nodes + k
+    return ub, nodes
+
+
 def _solve_mi(cone, method, tol, deadline, seeds=()):
     p, n = cone.p, cone.n
     if method == "enumerate":
@@ -1019,8 +1061,7 @@ def _solve_mi(cone, method, tol, deadline, seeds=()):
             else:
                 ub, found, nodes = _bb_lifted(lifted, w, tol=scale / 4, collect=scale, max_nodes=400,
                                               deadline=max(deadline, time.perf_counter() + 1.0))
-                # K_beta ⊆ K_0 (g(v) <= P.v): the exact box pricing at eps bounds the ball pricing too
-                ub_box, _, nb = _bb_box(p, w, cone.E, tol=scale / 4, collect=np.inf, max_nodes=20000)
+                ub_box, nb = _ball_outer_bound(cone, w, tol=scale / 4)
                 ub = min(ub, ub_box)
                 nodes += nb
             nodes_total += nodes
