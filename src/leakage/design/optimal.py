@@ -87,6 +87,8 @@ from leakage.validation import check_distribution, check_scalar
 PRIVACY = ("pml", "ldp")
 UTILITIES = ("mutual_information",)
 VERIFY_TOL = 1e-9
+#: "auto" enumerates the exact ball vertex family (about 3^N columns, ``_ball_family``) up to this N
+_BALL_ENUMERATE_MAX_N = 10
 _HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
@@ -120,6 +122,27 @@ class OptimalDesign:
 
 
 # --------------------------------------------------------------------------- helpers
+
+
+@dataclass(frozen=True)
+class _Budget:
+    """Stopping rules of one solve: counted work (deterministic) and an optional wall clock.
+
+    ``max_iterations``: column-generation iterations (master solves, each followed by one pricing);
+    ``max_nodes``: nodes of each pricing branch and bound (None: each search's own default);
+    ``deadline``: time.perf_counter() value after which the solve stops (None: never; set only when
+    a caller passes ``max_seconds``, which makes results machine-dependent).
+    """
+
+    max_iterations: int
+    max_nodes: int | None
+    deadline: float | None
+
+    def nodes(self, default: int) -> int:
+        return default if self.max_nodes is None else int(self.max_nodes)
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
 
 
 def _xlogx(r):
@@ -249,6 +272,49 @@ def _ball_vertices(cone):
     return verts.T
 
 
+def _ball_family(cone):
+    """Every vertex of the normalised cross-section of the ball cone (any beta), in closed form.
+
+    On the region where the order of the entries of v is fixed, g(v) is linear (the worst prior
+    removes mass from the largest entries in that order), so the cross-section is a union of
+    polytopes {v ordered, v >= 0, P.v = 1, max v <= e^eps g(v)} with N + 1 inequalities in dimension
+    N - 1. A vertex of a convex union of pieces is a vertex of a piece, and a vertex of a piece has
+    N - 1 active constraints, i.e. at most two strict steps in the order: (i) the all-ones column;
+    (ii) 1/P(T) on a set T, 0 elsewhere (privacy slack); (iii) two levels m < m + d with privacy
+    active (``_two_level``); (iv) three levels h on T1, c on T2, 0 on T3 with privacy active,
+        P(T1) h + P(T2) c = 1,  h = e^eps ((P(T1) - r1) h + (P(T2) - r2) c),
+    r1 = min(t, P(T1)), r2 = min(t - r1, P(T2)) the mass the worst prior removes, t = min(beta/2,
+    1 - P(receiver)). Candidates that violate h >= c >= 0 are dropped; the rest are polished.
+    About 3^N columns (N <= 10 is cheap).
+    """
+    n, p, E = cone.n, cone.p, cone.E
+    masks = _subset_masks(n)
+    cols = [np.ones((n, 1)), _two_level(cone, masks)]
+    s = p @ masks
+    cols.append(masks / s[None, :])
+    codes = np.arange(3**n)
+    digits = (codes[None, :] // (3 ** np.arange(n))[:, None]) % 3  # 0: T3 (zero), 1: T1 (top), 2: T2 (mid)
+    t1, t2, t3 = digits == 1, digits == 2, digits == 0
+    ok = t1.any(axis=0) & t3.any(axis=0)
+    t1, t2, t3 = t1[:, ok], t2[:, ok], t3[:, ok]
+    p1, p2 = p @ t1, p @ t2
+    recv = np.where(t3, p[:, None], np.inf).min(axis=0)
+    t = np.minimum(cone.half, 1.0 - recv)
+    r1 = np.minimum(t, p1)
+    r2 = np.minimum(t - r1, p2)
+    # [[p1, p2], [1 - E (p1 - r1), -E (p2 - r2)]] (h, c) = (1, 0)
+    a, b = p1, p2
+    c_, d = 1.0 - E * (p1 - r1), -E * (p2 - r2)
+    det = a * d - b * c_
+    good = np.abs(det) > 1e-14
+    h = np.where(good, d / np.where(good, det, 1.0), -1.0)
+    c = np.where(good, -c_ / np.where(good, det, 1.0), -1.0)
+    keep = good & (c >= -1e-12) & (h >= c - 1e-12)
+    three = h[keep][None, :] * t1[:, keep] + np.maximum(c[keep], 0.0)[None, :] * t2[:, keep]
+    cols.append(three)
+    return np.concatenate(cols, axis=1)
+
+
 def _enumerate(cone):
     """All vertices of the normalised cross-section of K, where a closed-form family is known."""
     n, p = cone.n, cone.p
@@ -258,9 +324,9 @@ def _enumerate(cone):
     cols = [np.ones((n, 1)), _two_level(cone, masks)]
     if cone.kind == "ball":
         if not cone.small_ball:
-            if n > 4:
-                raise ValueError(f"method='enumerate' needs N <= 4 for beta > 2 min(prior), got N = {n}")
-            return _ball_vertices(cone)
+            if n > 12:
+                raise ValueError(f"method='enumerate' needs N <= 12 for beta > 2 min(prior) (3^N columns), got N = {n}")
+            return _ball_family(cone)
         eps_p = design_epsilon(cone.eps, 2 * cone.half)
         if eps_p >= 0:
             cols.append(_lift_vectors(p, math.exp(eps_p)))
@@ -757,28 +823,51 @@ class _Master:
         self.h.addRows(n, np.ones(n), np.ones(n), 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
         self.inf = inf
         self.k = 0
+        self.cols, self.obj = [], []
+        self.fallbacks = 0
 
     def add(self, cols, obj):
         k = cols.shape[1]
         if k == 0:
             return
+        self.cols.append(np.array(cols, dtype=float))
+        self.obj.append(np.array(obj, dtype=float))
         csc = sp.csc_matrix(cols)
         self.h.addCols(k, obj.astype(float), np.zeros(k), np.full(k, self.inf),
                        csc.nnz, csc.indptr[:-1].astype(np.int32), csc.indices.astype(np.int32), csc.data)
         self.k += k
 
     def solve(self):
+        """Solve the master warm-started; on failure cold (HiGHS after clearSolver), then scipy's dual
+        simplex and interior point on the same columns. The master is always feasible (the all-ones
+        column, lam = 1, is in it from the start): a failure is numerical, typically the warm-started
+        simplex on nearly parallel columns (columns close to the all-ones column at eps -> 0)."""
         self.h.run()
-        st = self.h.getModelStatus()
-        if self.h.modelStatusToString(st) != "Optimal":
-            raise RuntimeError(f"optimal_mechanism: master LP failed: {self.h.modelStatusToString(st)}")
-        sol = self.h.getSolution()
-        return self.h.getInfo().objective_function_value, np.array(sol.col_value), np.array(sol.row_dual)
+        status = self.h.modelStatusToString(self.h.getModelStatus())
+        if status != "Optimal":
+            self.fallbacks += 1
+            self.h.clearSolver()
+            self.h.run()
+            status = self.h.modelStatusToString(self.h.getModelStatus())
+        if status == "Optimal":
+            sol = self.h.getSolution()
+            return self.h.getInfo().objective_function_value, np.array(sol.col_value), np.array(sol.row_dual)
+        cols, obj = np.concatenate(self.cols, axis=1), np.concatenate(self.obj)
+        errors = [f"HiGHS warm and cold: {status}"]
+        for method in ("highs-ds", "highs-ipm"):
+            try:
+                return _master(cols, obj, method)
+            except RuntimeError as exc:
+                errors.append(f"{method}: {exc}")
+        raise RuntimeError("optimal_mechanism: master LP failed: " + "; ".join(errors))
 
 
-def _master(cols, obj):
-    res = linprog(-obj, A_eq=cols, b_eq=np.ones(cols.shape[0]), bounds=(0, None), method="highs-ds",
+def _master(cols, obj, method="highs-ds"):
+    res = linprog(-obj, A_eq=cols, b_eq=np.ones(cols.shape[0]), bounds=(0, None), method=method,
                   options=_HIGHS)
+    if res.status != 0 and method == "highs-ds":  # numerical trouble: interior point on the same LP
+        res = linprog(-obj, A_eq=cols, b_eq=np.ones(cols.shape[0]), bounds=(0, None), method="highs-ipm",
+                      options=_HIGHS)
     if res.status != 0:
         raise RuntimeError(f"optimal_mechanism: master LP failed: {res.message}")
     return -res.fun, res.x, -res.eqlin.marginals
@@ -879,7 +968,8 @@ def _identity_private(p, eps, beta, privacy):
 
 
 def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_information",
-                      method="auto", max_seconds=240.0, tol=1e-9, warm_start=()) -> OptimalDesign:
+                      method="auto", max_iterations=200, max_nodes=None, max_seconds=None, tol=1e-9,
+                      warm_start=()) -> OptimalDesign:
     """max utility over channels eps-private on B_beta(prior) ([empirical-pml, eq. (40)]) or eps-LDP.
 
     ``privacy="pml"``: max_x P(y|x) <= e^eps min_{Q in B_beta(prior)} Q_Y(y) for every y, any beta in
@@ -891,8 +981,15 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
 
     ``method``: ``"auto"`` (enumeration for small N where a vertex family is known, column
     generation otherwise), ``"enumerate"`` or ``"colgen"``. The result carries a certified upper
-    bound (``bound``); ``certified`` when bound - value <= 1e-9 (1 + |value|). Column generation
-    stops at ``tol`` (relative pricing gap) or after ``max_seconds`` with the best valid bound.
+    bound (``bound``); ``certified`` when bound - value <= 1e-9 (1 + |value|).
+
+    Stopping rules (deterministic: same inputs, same bytes on any machine): column generation stops
+    when bound - value <= ``tol`` (1 + |value|) or after ``max_iterations`` iterations (master solve
+    plus pricing), with the best valid bound; each pricing branch and bound stops at its gap or
+    after ``max_nodes`` nodes (None: its own default, 50000 box / 200000 LDP / 400 lifted LP per
+    pricing call, 20000 per piece of the outer ball bound), still giving a valid (looser) bound.
+    The seed solves (route (44), LDP) get the same budgets. ``max_seconds`` (default None) adds a
+    wall-clock limit for interactive use: results then depend on the machine and its load.
 
     ``warm_start``: channels (N x M_i, row-stochastic) already known to satisfy the same privacy
     constraint (verified here; ValueError otherwise); their columns seed the LP, so the result is at
@@ -928,18 +1025,33 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     if method == "auto":
         # measured crossovers (tools/design_benchmark.py): enumeration + one LP beats column generation
         # up to N = 14 for the known prior (N 2^(N-1) lift vectors) and N = 12 for LDP (2^N staircases)
-        limit = {"box": 14, "ldp": 12, "ball": 12 if cone.small_ball else 3}[cone.kind]
+        limit = {"box": 14, "ldp": 12, "ball": 12 if cone.small_ball else _BALL_ENUMERATE_MAX_N}[cone.kind]
         method = "enumerate" if n <= limit else "colgen"
     if method not in ("enumerate", "colgen"):
         raise ValueError(f"method must be 'auto', 'enumerate' or 'colgen', got {method!r}")
 
+    if isinstance(max_iterations, bool) or not isinstance(max_iterations, (int, np.integer)) or max_iterations < 1:
+        raise ValueError(f"max_iterations must be an integer >= 1, got {max_iterations!r}")
+    if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer))
+                                  or max_nodes < 1):
+        raise ValueError(f"max_nodes must be None or an integer >= 1, got {max_nodes!r}")
+    if max_seconds is not None:
+        max_seconds = check_scalar(max_seconds, "max_seconds", low=0.0)
+    budget = _Budget(int(max_iterations), None if max_nodes is None else int(max_nodes),
+                     None if max_seconds is None else t0 + max_seconds)
     if u is None:
-        seeds, seed_stats = _seed_channels(p, eps, beta, cone, warm_start, tol, max_seconds)
-        ch, bound, stats = _solve_mi(cone, method, tol, t0 + max_seconds, seeds)
+        seeds, seed_stats = _seed_channels(p, eps, beta, cone, warm_start, tol, budget, max_seconds)
+        ch, bound, stats = _solve_mi(cone, method, tol, budget, [s for s, _ in seeds])
         stats.update(seed_stats)
         value = mutual_information(ch, p)
+        # value >= every seed, whatever the solver's numerics: the master contains the seed's
+        # columns; should the assembled channel still fall short, the seed itself is returned
+        best = max(seeds, key=lambda e: e[1], default=None)
+        if best is not None and best[1] > value:
+            ch, value = best[0] / best[0].sum(axis=1, keepdims=True), best[1]
+            stats["seed_returned"] = True
     else:
-        ch, bound, stats = _solve_linear(cone, u, method, tol, t0 + max_seconds)
+        ch, bound, stats = _solve_linear(cone, u, method, tol, budget)
         value = float(p @ (ch * u).sum(axis=1))
     stats["leakage"] = _verify(ch, p, eps, beta, privacy)
     bound = max(bound, value) if bound >= value - 1e-9 * (1 + abs(value)) else bound
@@ -966,8 +1078,12 @@ def _channel_columns(cone, channel):
     return cone.polish(cols)
 
 
-def _seed_channels(p, eps, beta, cone, warm_start, tol, max_seconds):
-    """Feasible channels whose columns seed the master LP (see ``warm_start``)."""
+def _seed_channels(p, eps, beta, cone, warm_start, tol, budget, max_seconds):
+    """Feasible channels whose columns seed the master LP (see ``warm_start``), with their MI.
+
+    The route-(44) and LDP seeds are solved with the caller's counted budgets (a seed solve that
+    stops early still returns a verified feasible channel); a wall-clock limit, if any, gives each
+    a quarter of it."""
     seeds, stats = [], {}
     for i, ch in enumerate(warm_start):
         ch = np.asarray(ch, dtype=float)
@@ -978,17 +1094,22 @@ def _seed_channels(p, eps, beta, cone, warm_start, tol, max_seconds):
             _verify(ch / ch.sum(axis=1, keepdims=True), p, cone.eps, beta, "ldp" if cone.kind == "ldp" else "pml")
         except RuntimeError as exc:
             raise ValueError(f"warm_start[{i}] does not satisfy the privacy constraint: {exc}") from None
-        seeds.append(ch)
+        seeds.append((ch, mutual_information(ch / ch.sum(axis=1, keepdims=True), p)))
     if cone.kind == "ball":
-        sub = dict(tol=tol, max_seconds=max_seconds / 4)
+        sub = dict(tol=tol, max_iterations=budget.max_iterations, max_nodes=budget.max_nodes,
+                   max_seconds=None if max_seconds is None else max_seconds / 4)
         eps_p = design_epsilon(eps, beta)
-        if eps_p >= 0:
-            r = optimal_mechanism(p, eps_p, beta=0.0, **sub)
-            seeds.append(r.channel)
-            stats["route44_value"] = r.value
-        d = optimal_mechanism(p, eps, privacy="ldp", **sub)
-        seeds.append(d.channel)
-        stats["ldp_value"] = d.value
+        for name, kw in (("route44", dict(eps=eps_p, beta=0.0)), ("ldp", dict(eps=eps, privacy="ldp"))):
+            if name == "route44" and eps_p < 0:
+                continue
+            r = optimal_mechanism(p, **kw, **sub)
+            try:  # feasible for the ball in exact arithmetic; checked numerically here
+                _verify(r.channel, p, eps, beta, "pml")
+            except RuntimeError:
+                continue
+            seeds.append((r.channel, r.value))
+            stats[f"{name}_value"] = r.value
+            stats[f"{name}_certified"] = r.certified
     return seeds, stats
 
 
@@ -1015,7 +1136,7 @@ def _ball_outer_bound(cone, w, *, tol, pieces=24, max_nodes=20000):
     return ub, nodes
 
 
-def _solve_mi(cone, method, tol, deadline, seeds=()):
+def _solve_mi(cone, method, tol, budget, seeds=()):
     p, n = cone.p, cone.n
     if method == "enumerate":
         cols = cone.polish(_enumerate(cone))
@@ -1041,7 +1162,8 @@ def _solve_mi(cone, method, tol, deadline, seeds=()):
         iters += 1
         val, lam, w = master.solve()
         scale = tol * (1 + abs(val))
-        out_of_time = time.perf_counter() > deadline
+        # last iteration: no new columns, only the pricing's bound
+        out_of_time = iters >= budget.max_iterations or budget.out_of_time()
         new = None
         if cone.kind == "ball" and not out_of_time:
             cand = _mi_heuristic(cone, w, lift_cap)
@@ -1053,15 +1175,15 @@ def _solve_mi(cone, method, tol, deadline, seeds=()):
         if new is None:
             if cone.kind == "box":
                 ub, found, nodes = _bb_box(p, w, cone.E, tol=scale / 4, collect=scale,
-                                           find=None, max_nodes=200000 if out_of_time else 50000)
+                                           find=None, max_nodes=budget.nodes(50000))
             elif cone.kind == "ldp":
                 ub, masks, nodes = _bb_ldp(p, w, cone.eps, tol=scale / 4, collect=scale, keep=2 * n,
-                                           deadline=max(deadline, time.perf_counter() + 5.0))
+                                           max_nodes=budget.nodes(200000), deadline=budget.deadline)
                 found = list(_staircase_columns(p, cone.eps, masks).T) if masks else []
             else:
-                ub, found, nodes = _bb_lifted(lifted, w, tol=scale / 4, collect=scale, max_nodes=400,
-                                              deadline=max(deadline, time.perf_counter() + 1.0))
-                ub_box, nb = _ball_outer_bound(cone, w, tol=scale / 4)
+                ub, found, nodes = _bb_lifted(lifted, w, tol=scale / 4, collect=scale,
+                                              max_nodes=budget.nodes(400), deadline=budget.deadline)
+                ub_box, nb = _ball_outer_bound(cone, w, tol=scale / 4, max_nodes=budget.nodes(20000))
                 ub = min(ub, ub_box)
                 nodes += nb
             nodes_total += nodes
@@ -1081,10 +1203,11 @@ def _solve_mi(cone, method, tol, deadline, seeds=()):
     lam_b, sup = _assemble(cols, lam, n)
     ch = cols[:, sup] * lam_b[None, :]
     ch /= ch.sum(axis=1, keepdims=True)
-    return ch, float(best_bound), {"columns": generated, "iterations": iters, "nodes": nodes_total}
+    return ch, float(best_bound), {"columns": generated, "iterations": iters, "nodes": nodes_total,
+                                   "master_fallbacks": master.fallbacks}
 
 
-def _solve_linear(cone, u, method, tol, deadline):
+def _solve_linear(cone, u, method, tol, budget):
     p, n = cone.p, cone.n
     c = p[:, None] * u  # objective of label y: c[:, y] . v
     lifted = None if (cone.kind == "box" or cone.kind == "ldp" or cone.small_ball) else _LiftedLP(cone)
@@ -1122,7 +1245,7 @@ def _solve_linear(cone, u, method, tol, deadline):
             good = np.flatnonzero(rc > scale)
             if good.size or alpha == 0.0:
                 break
-        if best_bound - val <= scale or time.perf_counter() > deadline:
+        if best_bound - val <= scale or iters >= budget.max_iterations or budget.out_of_time():
             break
         if good.size == 0:
             break
