@@ -126,7 +126,7 @@ rule adult_design_attribute:
         mechanisms="results/adult-design/design/{attribute}.csv",
         curve="results/adult-design/design/{attribute}_mi.csv",
     params:
-        settings=_ad("eps", "delta", "methods", "curve"),
+        settings=_ad("eps", "delta", "methods", "curve", "engine"),
     resources:
         mem_mb=2000,
         runtime=30,

@@ -46,12 +46,19 @@ ENGINE_FAILED = "design engine failed"
 METHODS = ("pml", "pml_prop2", "ldp", "rr")
 
 PRIOR_COLUMNS = ["attribute", "category", "count", "p_hat"]
-MECHANISM_COLUMNS = ["attribute", "method", "eps", "delta", "beta", "x", "y", "probability"]
-CURVE_COLUMNS = ["attribute", "method", "eps", "mi", "feasible", "reason", "certified"]
+#: ``bound`` (the engine's certified upper bound on the optimum's MI, nats; NaN when infeasible)
+#: and ``certified`` (bound - value <= 1e-9 (1 + value)) follow the required columns
+MECHANISM_COLUMNS = ["attribute", "method", "eps", "delta", "beta", "x", "y", "probability", "bound", "certified"]
+CURVE_COLUMNS = ["attribute", "method", "eps", "mi", "feasible", "reason", "certified", "bound"]
 MC_COLUMNS = [
     "attribute", "method", "eps", "m", "iteration", "beta", "n_observed", "mi_empirical", "mi_exact",
-    "feasible", "reason", "certified",
+    "feasible", "reason", "certified", "bound",
 ]  # fmt: skip
+
+#: The engine's deterministic budgets (``leakage.design.optimal_mechanism``): relative gap ``tol``,
+#: column-generation ``max_iterations``, branch-and-bound ``max_nodes`` per pricing (null: the
+#: engine's defaults). Never a wall-clock limit: same config, same bytes on any machine.
+ENGINE_KEYS = ("tol", "max_iterations", "max_nodes")
 
 #: Defaults of the config section ``adult-design`` (mirrors workflow/schemas/adult-design.schema.yaml).
 DEFAULT_SETTINGS = {
@@ -60,8 +67,10 @@ DEFAULT_SETTINGS = {
     "delta": 1.0e-6,
     "methods": list(METHODS),
     "curve": {"eps_min": 0.1, "eps_max": 4.0, "n_eps": 12},
+    "engine": {"tol": 1.0e-6, "max_iterations": 100, "max_nodes": None},
     "mc_attributes": ["race", "marital-status", "education"],
-    "mc": {"eps": 1.0, "m_min": 100, "m_max": None, "n_m": 12, "iterations": 20},
+    "mc": {"eps": 1.0, "m_min": 100, "m_max": None, "n_m": 12, "iterations": 20,
+           "tol": 1.0e-4, "max_iterations": 30, "max_nodes": None},
     "heatmap": {"attribute": "education", "eps": 1.0, "methods": ["pml", "ldp"]},
     "release": {"eps": 1.0, "rng": "seeded"},
 }  # fmt: skip
@@ -86,6 +95,24 @@ def _check_eps(value, key: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not (0 < value <= 20) or math.isnan(value):
         _fail(key, f"must be a number in (0, 20] nats, got {value!r}")
     return float(value)
+
+
+def _check_engine(section: dict, key: str) -> None:
+    tol = section["tol"]
+    if isinstance(tol, bool) or not isinstance(tol, (int, float)) or not (0 < tol < 1) or math.isnan(tol):
+        _fail(f"{key}.tol", f"must be a relative gap in (0, 1), got {tol!r}")
+    section["tol"] = float(tol)
+    it = section["max_iterations"]
+    if isinstance(it, bool) or not isinstance(it, int) or it < 1:
+        _fail(f"{key}.max_iterations", f"must be an integer >= 1, got {it!r}")
+    nodes = section["max_nodes"]
+    if nodes is not None and (isinstance(nodes, bool) or not isinstance(nodes, int) or nodes < 1):
+        _fail(f"{key}.max_nodes", f"must be null (the engine's defaults) or an integer >= 1, got {nodes!r}")
+
+
+def engine_budget(section: Mapping) -> dict:
+    """The engine keyword arguments of an ``engine`` or ``mc`` section (``ENGINE_KEYS``)."""
+    return {k: section[k] for k in ENGINE_KEYS}
 
 
 def check_settings(settings: Mapping | None = None) -> dict:
@@ -129,7 +156,9 @@ def check_settings(settings: Mapping | None = None) -> dict:
         _fail("curve.eps_max", f"must exceed curve.eps_min = {c['eps_min']}, got {c['eps_max']}")
     if isinstance(c["n_eps"], bool) or not isinstance(c["n_eps"], int) or c["n_eps"] < 2:
         _fail("curve.n_eps", f"must be an integer >= 2, got {c['n_eps']!r}")
+    _check_engine(s["engine"], "engine")
     mc = s["mc"]
+    _check_engine(mc, "mc")
     s["mc_attributes"] = _check_attributes(s["mc_attributes"], "mc_attributes")
     mc["eps"] = _check_eps(mc["eps"], "mc.eps")
     for key, low in (("m_min", 2), ("n_m", 1), ("iterations", 1)):
@@ -212,6 +241,7 @@ class Mechanism:
     reason: str = ""
     certified: bool = True
     seconds: float = 0.0
+    bound: float = math.nan
 
     @property
     def feasible(self) -> bool:
@@ -222,17 +252,20 @@ class Mechanism:
         return mutual_information(self.channel, prior) if self.feasible else 0.0
 
 
-def design(method: str, p_hat, eps: float, beta: float) -> Mechanism:
+def design(method: str, p_hat, eps: float, beta: float, budget: Mapping | None = None) -> Mechanism:
     """The mechanism of ``method`` for the estimate ``p_hat`` at ``eps`` (radius ``beta`` for pml).
 
     ``pml``, ``pml_prop2`` and ``ldp`` call the design engine ``leakage.design`` [empirical-pml,
     Sec. V, Proposition 2, eq. (44)]; ``pml_prop2`` is infeasible (no channel, reason recorded) when
     eps' = design_epsilon(eps, beta) [eq. (43)] is negative. An exception of the engine is recorded
     the same way, with reason ``ENGINE_FAILED: <error>`` (logged, and failed by the claims).
+    ``budget``: the engine's deterministic budgets (``ENGINE_KEYS``; None: the engine's defaults).
     """
     p_hat = np.asarray(p_hat, dtype=float)
+    kw = dict(budget or {})
     if method == "rr":
-        return Mechanism(method, eps, beta, randomized_response(p_hat.size, eps))
+        rr = randomized_response(p_hat.size, eps)
+        return Mechanism(method, eps, beta, rr, bound=mutual_information(rr, p_hat))
     from leakage.design import design_epsilon, optimal_mechanism, optimal_mechanism_for_estimate
 
     if method not in METHODS:
@@ -242,18 +275,18 @@ def design(method: str, p_hat, eps: float, beta: float) -> Mechanism:
     start = time.perf_counter()
     try:
         if method == "pml":
-            result = optimal_mechanism(p_hat, eps, privacy="pml", beta=beta)
+            result = optimal_mechanism(p_hat, eps, privacy="pml", beta=beta, **kw)
         elif method == "ldp":
-            result = optimal_mechanism(p_hat, eps, privacy="ldp")
+            result = optimal_mechanism(p_hat, eps, privacy="ldp", **kw)
         else:
-            result = optimal_mechanism_for_estimate(p_hat, eps, beta)
+            result = optimal_mechanism_for_estimate(p_hat, eps, beta, **kw)
     except Exception as exc:  # noqa: BLE001 - an engine failure is recorded (ENGINE_FAILED), never a value
         _LOG.error("%s eps=%.4g beta=%.4g: design engine failed: %s: %s", method, eps, beta, type(exc).__name__, exc)
         return Mechanism(method, eps, beta, None, f"{ENGINE_FAILED}: {type(exc).__name__}: {exc}"[:300], False,
                          time.perf_counter() - start)  # fmt: skip
     certified = bool(getattr(result, "certified", True))
     return Mechanism(method, eps, beta, result.channel, "" if certified else "not certified optimal (engine budget)",
-                     certified, time.perf_counter() - start)  # fmt: skip
+                     certified, time.perf_counter() - start, float(result.bound))  # fmt: skip
 
 
 def mechanism_rows(attribute: str, mech: Mechanism, delta: float) -> list[dict]:
@@ -263,7 +296,8 @@ def mechanism_rows(attribute: str, mech: Mechanism, delta: float) -> list[dict]:
     xs, ys = np.nonzero(mech.channel > 0)
     return [
         {"attribute": attribute, "method": mech.method, "eps": mech.eps, "delta": delta, "beta": mech.beta,
-         "x": int(x), "y": int(y), "probability": float(mech.channel[x, y])}
+         "x": int(x), "y": int(y), "probability": float(mech.channel[x, y]), "bound": mech.bound,
+         "certified": mech.certified}
         for x, y in zip(xs, ys)
     ]  # fmt: skip
 
@@ -289,9 +323,10 @@ def design_attribute(priors: pd.DataFrame, attribute: str, settings: Mapping) ->
     config_eps = set(s["eps"])
     for eps in curve_eps(s):
         for method in s["methods"]:
-            mech = design(method, p_hat, float(eps), beta)
+            mech = design(method, p_hat, float(eps), beta, engine_budget(s["engine"]))
             curve_rows.append({"attribute": attribute, "method": method, "eps": float(eps), "mi": mech.mi(p_hat),
-                               "feasible": mech.feasible, "reason": mech.reason, "certified": mech.certified})  # fmt: skip
+                               "feasible": mech.feasible, "reason": mech.reason, "certified": mech.certified,
+                               "bound": mech.bound})  # fmt: skip
             _LOG.info("%s %s eps=%.4g beta=%.4g: %.2f s", attribute, method, eps, beta, mech.seconds)
             if float(eps) in config_eps:
                 mech_rows += mechanism_rows(attribute, mech, s["delta"])
@@ -366,9 +401,9 @@ def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.
             uniforms = rng.random(int(m))
             for method in s["methods"]:
                 if observed.size == 1:  # one category in the subset: nothing to learn, nothing leaks
-                    mech = Mechanism(method, eps, beta, np.ones((1, 1)), "one observed category")
+                    mech = Mechanism(method, eps, beta, np.ones((1, 1)), "one observed category", bound=0.0)
                 else:
-                    mech = design(method, p_hat, eps, beta)
+                    mech = design(method, p_hat, eps, beta, engine_budget(s["mc"]))
                 if mech.feasible:
                     y = channel_outputs(mech.channel, x, uniforms)
                     mi_emp = empirical_mutual_information(x, y)
@@ -377,7 +412,7 @@ def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.
                 rows.append({"attribute": attribute, "method": method, "eps": eps, "m": int(m), "iteration": it,
                              "beta": beta, "n_observed": int(observed.size), "mi_empirical": mi_emp,
                              "mi_exact": mech.mi(p_hat), "feasible": mech.feasible, "reason": mech.reason,
-                             "certified": mech.certified})  # fmt: skip
+                             "certified": mech.certified, "bound": mech.bound})  # fmt: skip
                 _LOG.info("%s m=%d it=%d %s: %.2f s", attribute, m, it, method, mech.seconds)
     return pd.DataFrame(rows, columns=MC_COLUMNS)
 
