@@ -56,7 +56,7 @@ def test_theorem_5_binary(seed):
         eps = rng.uniform(0.05, -np.log(p1 - beta / 2))
         expected = mutual_information(optimal_binary_mechanism(p, eps, beta), p)
         for method in ("enumerate", "colgen"):
-            d = optimal_mechanism(p, eps, beta=beta, method=method, max_seconds=0.5)
+            d = optimal_mechanism(p, eps, beta=beta, method=method, max_iterations=20)
             assert d.value == pytest.approx(expected, abs=1e-9)
             check_design(d, p, eps, beta)
             assert d.certified or method == "colgen"  # colgen bounds for beta > 0 may stay loose
@@ -103,7 +103,7 @@ def test_enumeration_equals_column_generation(seed):
         p = rng.dirichlet(np.ones(n) * 2)
         for kw in ({"beta": 0.0}, {"beta": 0.8 * p.min()}, {"privacy": "ldp"}):
             a = optimal_mechanism(p, 1.0, method="enumerate", **kw)
-            b = optimal_mechanism(p, 1.0, method="colgen", max_seconds=0.5, **kw)
+            b = optimal_mechanism(p, 1.0, method="colgen", max_iterations=20, **kw)
             assert a.certified
             # the enumerated optimum lies between colgen's value and its certified bound
             assert b.value <= a.value + 1e-9 and a.value <= b.bound + 1e-9
@@ -226,7 +226,7 @@ def test_ldp_colgen_equals_enumeration_certified(n):
 def test_ldp_certified_heavy_tail_n40():
     p = np.arange(1, 41, dtype=float) ** -2.5
     p /= p.sum()
-    d = optimal_mechanism(p, 1.0, privacy="ldp", max_seconds=20)
+    d = optimal_mechanism(p, 1.0, privacy="ldp")
     assert d.certified and d.method == "colgen"
     check_design(d, p, 1.0, 0.0, "ldp")
 
@@ -250,7 +250,7 @@ def _route_and_ldp(p, eps, beta):
 def test_property_ball_at_least_route_44_and_ldp(w, eps, frac):
     p = np.array(w) / np.sum(w)
     beta = 2.0 * frac
-    d = optimal_mechanism(p, eps, beta=beta, method="colgen", max_seconds=0.5)
+    d = optimal_mechanism(p, eps, beta=beta, method="colgen", max_iterations=20)
     check_design(d, p, eps, beta)
     for v in _route_and_ldp(p, eps, beta):
         assert d.value >= v - 1e-9
@@ -262,7 +262,7 @@ def test_ball_at_least_route_44_and_ldp_heavy_tail(n):
     p = np.arange(1, n + 1, dtype=float) ** -2.0
     p /= p.sum()
     beta = 4.0 * p.min()  # beyond 2 min P: no closed-form vertex family, heuristic pricing
-    d = optimal_mechanism(p, 1.0, beta=beta, max_seconds=2.0)
+    d = optimal_mechanism(p, 1.0, beta=beta, max_iterations=30)
     for v in _route_and_ldp(p, 1.0, beta):
         assert d.value >= v - 1e-9
     assert d.stats["ldp_value"] <= d.value + 1e-9 and d.stats["route44_value"] <= d.value + 1e-9
@@ -272,7 +272,7 @@ def test_ball_at_least_route_44_and_ldp_heavy_tail(n):
 def test_beta_2_equals_ldp_colgen():
     p = np.random.default_rng(5).dirichlet(np.ones(7))
     ldp = optimal_mechanism(p, 1.0, privacy="ldp")
-    d = optimal_mechanism(p, 1.0, beta=2.0, method="colgen", max_seconds=1.0)
+    d = optimal_mechanism(p, 1.0, beta=2.0, method="colgen", max_iterations=30)
     assert ldp.certified
     assert d.value == pytest.approx(ldp.value, abs=1e-8)
 
@@ -280,11 +280,11 @@ def test_beta_2_equals_ldp_colgen():
 def test_warm_start_monotone_in_eps_and_beta():
     p = np.arange(1, 11, dtype=float) ** -1.5
     p /= p.sum()
-    lo = optimal_mechanism(p, 0.5, beta=0.2, max_seconds=0.3)
-    hi = optimal_mechanism(p, 1.0, beta=0.2, max_seconds=0.3, warm_start=[lo.channel])
+    lo = optimal_mechanism(p, 0.5, beta=0.2, max_iterations=10)
+    hi = optimal_mechanism(p, 1.0, beta=0.2, max_iterations=10, warm_start=[lo.channel])
     assert hi.value >= lo.value - 1e-9
-    wide = optimal_mechanism(p, 1.0, beta=0.4, max_seconds=0.3)
-    narrow = optimal_mechanism(p, 1.0, beta=0.2, max_seconds=0.3, warm_start=[wide.channel])
+    wide = optimal_mechanism(p, 1.0, beta=0.4, max_iterations=10)
+    narrow = optimal_mechanism(p, 1.0, beta=0.2, max_iterations=10, warm_start=[wide.channel])
     assert narrow.value >= wide.value - 1e-9
     with pytest.raises(ValueError, match="warm_start"):
         optimal_mechanism(p, 0.5, beta=0.2, warm_start=[hi.channel])
@@ -345,3 +345,110 @@ def test_ball_outer_bound_is_valid_against_enumeration():
         best = float(np.max(_mu(p, v) - w @ v))
         ub, _ = _ball_outer_bound(cone, w, tol=1e-12)
         assert ub >= best - 1e-9
+
+
+# ----------------------------------------------------------------------------- determinism, budgets, master LP
+
+
+def _fresh(**kw):
+    """A design with the engine's memo of known-prior / LDP solves emptied first (a cold process)."""
+    from leakage.design import optimal
+
+    optimal._MEMO.clear()
+    return optimal_mechanism(**kw)
+
+
+def test_same_ball_design_twice_same_bytes():
+    # beta > 2 min P and N = 12 > the enumeration limit: column generation, heuristic pricing, B&B
+    p = np.arange(1, 13, dtype=float) ** -1.5
+    p /= p.sum()
+    kw = dict(prior=p, eps=1.0, beta=6.0 * p.min(), tol=1e-6, max_iterations=15)
+    a, b = _fresh(**kw), _fresh(**kw)
+    assert a.method == "colgen"
+    assert a.channel.tobytes() == b.channel.tobytes()
+    assert (a.value, a.bound, a.iterations, a.columns_generated) == (b.value, b.bound, b.iterations, b.columns_generated)
+    c = optimal_mechanism(**kw)  # memo hit for the seeds: the same bytes again
+    assert c.channel.tobytes() == a.channel.tobytes()
+
+
+def test_tiny_budget_still_private_bounded_and_above_the_seeds():
+    p = np.arange(1, 13, dtype=float) ** -1.5
+    p /= p.sum()
+    beta = 6.0 * p.min()
+    d = _fresh(prior=p, eps=1.0, beta=beta, max_iterations=1, max_nodes=1)
+    check_design(d, p, 1.0, beta)  # exactly private (LP per column), value <= bound
+    assert d.iterations == 1 and not d.certified
+    # the seeds were solved with the same tiny budget; the result is at least each of them
+    assert d.value >= d.stats["route44_value"] and d.value >= d.stats["ldp_value"]
+    for seed in (optimal_mechanism(p, design_epsilon(1.0, beta), max_iterations=1, max_nodes=1),
+                 optimal_mechanism(p, 1.0, privacy="ldp", max_iterations=1, max_nodes=1)):
+        assert sup_pml_lp(seed.channel, p, beta) <= 1.0 + 1e-8  # a feasible seed for the ball
+        assert d.value >= mutual_information(seed.channel, p)
+    with pytest.raises(ValueError, match="max_iterations"):
+        optimal_mechanism(p, 1.0, beta=beta, max_iterations=0)
+    with pytest.raises(ValueError, match="max_nodes"):
+        optimal_mechanism(p, 1.0, beta=beta, max_nodes=0)
+
+
+def test_a_seed_is_returned_when_the_master_falls_short(monkeypatch):
+    from leakage.design import optimal
+
+    p = np.array([0.5, 0.3, 0.15, 0.05])
+    beta = 0.2
+    real = optimal._solve_mi
+
+    def ones(cone, method, tol, budget, seeds=()):  # the ball's master returns the worst channel (MI 0)
+        if cone.kind != "ball":
+            return real(cone, method, tol, budget, seeds)
+        return np.ones((4, 1)), 10.0, {"columns": 0, "iterations": 1}
+
+    monkeypatch.setattr(optimal, "_solve_mi", ones)
+    optimal._MEMO.clear()
+    d = optimal_mechanism(p, 1.0, beta=beta)
+    assert d.stats["seed_returned"]
+    assert d.value == pytest.approx(max(d.stats["route44_value"], d.stats["ldp_value"]), abs=1e-12)
+    check_design(d, p, 1.0, beta)
+
+
+# education and occupation of UCI Adult (48842 records, '?' its own category): the category counts
+# of the adult-design study's priors.csv (leakage.experiments.adult_design.stages.estimate_priors)
+ADULT_COUNTS = {
+    "education": [15784, 10878, 8025, 2657, 2061, 1812, 1601, 1389, 955, 834, 756, 657, 594, 509, 247, 83],
+    "occupation": [6172, 6112, 6086, 5611, 5504, 4923, 3022, 2809, 2355, 2072, 1490, 1446, 983, 242, 15],
+}
+
+
+@pytest.mark.parametrize(
+    "attribute, eps, beta",
+    [("education", 0.13984334944969826, 0.03193514047569529),  # fig2's second eps, beta*(1e-6)
+     ("occupation", 0.38244349, 0.03148759603982046),
+     ("occupation", 0.27347992503440083, 0.03148759603982046)],
+)
+def test_route_44_small_eps_master_lp_does_not_fail(attribute, eps, beta):
+    # the warm-started HiGHS master returned Unknown / Infeasible here (a feasible LP: the
+    # all-ones column is in it); now a cold solve / scipy's simplex takes over
+    p = np.array(ADULT_COUNTS[attribute], dtype=float)
+    p /= p.sum()
+    d = optimal_mechanism_for_estimate(p, eps, beta, tol=1e-6, max_iterations=100)
+    check_design(d, p, design_epsilon(eps, beta), 0.0)
+    assert sup_pml_lp(d.channel, p, beta) <= eps + 1e-8
+    assert d.value > 0 and d.bound - d.value <= 1e-3
+
+
+def test_exact_ball_family_equals_brute_force_vertices():
+    from leakage.design import optimal
+
+    rng = np.random.default_rng(11)
+    for _ in range(12):
+        n = int(rng.integers(2, 5))
+        p = np.maximum(rng.dirichlet(np.full(n, 0.7)), 0.01)
+        p /= p.sum()
+        beta, eps = float(rng.uniform(2 * p.min(), 1.9)), float(rng.uniform(0.1, 2.5))
+        cone = optimal._Cone(p, eps, beta, "pml")
+        brute = cone.polish(optimal._ball_vertices(cone))
+        fam = cone.polish(optimal._ball_family(cone))
+        assert optimal._master(fam, optimal._mu(p, fam))[0] == pytest.approx(
+            optimal._master(brute, optimal._mu(p, brute))[0], abs=1e-9)
+        d = optimal_mechanism(p, eps, beta=beta)  # auto: the exact family, certified
+        assert d.method == "enumerate" and d.certified
+        check_design(d, p, eps, beta)

@@ -998,6 +998,9 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     result = _optimal_mechanism(prior, eps, privacy=privacy, beta=beta, utility=utility, method=method,
                                 max_iterations=max_iterations, max_nodes=max_nodes, max_seconds=max_seconds,
                                 tol=tol, warm_start=warm_start)
+    # one memory layout for every returned channel: a memo hit (a C-ordered copy) must give the
+    # same bytes downstream as the cold solve (matmul rounding depends on the layout)
+    result = replace(result, channel=np.ascontiguousarray(result.channel))
     if memo:
         if len(_MEMO) >= _MEMO_SIZE:
             _MEMO.pop(next(iter(_MEMO)))
