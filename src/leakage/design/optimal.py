@@ -350,45 +350,53 @@ def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None, f
     ``enough``: stop once the bound is <= enough (the caller needs no better bound than that).
     """
     n = p.size
+    pl, wl = p.tolist(), w.tolist()
 
     def h(r):
         return p * _xlogx(r) - w * r
 
-    def solve(lo, hi):
+    def h1(i, x):  # one term, in floats (the per-node work is a few of these, not vectors)
+        return pl[i] * x * math.log(x) - wl[i] * x if x > 0 else -wl[i] * x
+
+    def solve(lo, hi, hlo, hhi):
+        # hlo, hhi: the terms at lo and hi, carried from the parent (one coordinate changes per node)
         rem = 1.0 - p @ lo
         width = hi - lo
         capm = p * width
         if rem < -1e-14 or rem > capm.sum() + 1e-14:
             return None
-        hlo, hhi = h(lo), h(hi)
         slope = np.where(width > 0, (hhi - hlo) / np.where(width > 0, width, 1.0), 0.0)
         order = np.argsort(-(slope / p), kind="stable")
         cum = np.cumsum(capm[order])
         k = int(np.searchsorted(cum, rem))
         r = lo.copy()
+        hr = hlo.copy()
         full = order[:k]
         r[full] = hi[full]
+        hr[full] = hhi[full]
         frac = -1
         if k < n:
-            f = order[k]
+            f = int(order[k])
             r[f] = min(hi[f], lo[f] + (rem - (cum[k - 1] if k else 0.0)) / p[f])
+            hr[f] = h1(f, float(r[f]))
             if lo[f] < r[f] < hi[f]:
                 frac = f
         ub = hlo.sum() + (slope * (r - lo)).sum()
-        return ub, float(h(r).sum()), r, frac
+        return ub, float(hr.sum()), r, frac, hlo, hhi
 
     found = []
     best = -np.inf
     lo0 = np.full(n, float(floor))
     hi0 = np.broadcast_to(np.asarray(cap, dtype=float), (n,)).copy()
-    root = solve(lo0, hi0)
+    root = solve(lo0, hi0, h(lo0), h(hi0))
     if root is None:
         return -np.inf, [], 0
     heap = [(-root[0], 0, lo0, hi0, root)]
     cnt, nodes = 1, 1
     ub_global = root[0]
     while heap:
-        negub, _, lo, hi, (ub, val, r, frac) = heapq.heappop(heap)
+        negub, _, lo, hi, node = heapq.heappop(heap)
+        ub, val, r, frac, hlo, hhi = node
         ub_global = -negub
         if val > best:
             best = val
@@ -402,14 +410,20 @@ def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None, f
         if frac < 0 or nodes >= max_nodes:
             if frac < 0:
                 continue
-            heapq.heappush(heap, (negub, -1, lo, hi, (ub, val, r, frac)))  # -1: unique key, no array compare
+            heapq.heappush(heap, (negub, -1, lo, hi, node))  # -1: unique key, no array compare
             break
         a, b_, x = lo[frac], hi[frac], r[frac]
         split = x if (a + 0.1 * (b_ - a) < x < b_ - 0.1 * (b_ - a)) else 0.5 * (a + b_)
-        for clo, chi in ((lo[frac], split), (split, hi[frac])):
+        hsplit = h1(frac, float(split))
+        for clo, chi, side in ((lo[frac], split, 0), (split, hi[frac], 1)):
             lo2, hi2 = lo.copy(), hi.copy()
             lo2[frac], hi2[frac] = clo, chi
-            res = solve(lo2, hi2)
+            hlo2, hhi2 = (hlo, hhi.copy()) if side == 0 else (hlo.copy(), hhi)
+            if side == 0:
+                hhi2[frac] = hsplit
+            else:
+                hlo2[frac] = hsplit
+            res = solve(lo2, hi2, hlo2, hhi2)
             nodes += 1
             if res is None:
                 continue

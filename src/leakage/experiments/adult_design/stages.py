@@ -70,7 +70,7 @@ DEFAULT_SETTINGS = {
     "engine": {"tol": 1.0e-6, "max_iterations": 100, "max_nodes": None},
     "mc_attributes": ["race", "marital-status", "education"],
     "mc": {"eps": 1.0, "m_min": 100, "m_max": None, "n_m": 12, "iterations": 20,
-           "tol": 1.0e-4, "max_iterations": 30, "max_nodes": None},
+           "tol": 1.0e-4, "max_iterations": 30, "max_nodes": 2000},
     "heatmap": {"attribute": "education", "eps": 1.0, "methods": ["pml", "ldp"]},
     "release": {"eps": 1.0, "rng": "seeded"},
 }  # fmt: skip
