@@ -104,6 +104,10 @@ def test_design_attribute_mechanisms_row_stochastic_and_fig2_consistent(table):
         assert (rows["probability"] > 0).all()  # zero entries left out
     assert len(stages.curve_eps(stages.check_settings(SMALL))) >= 3
     assert curve["mi"].notna().all()
+    # the engine's certified bound follows the required columns: never below the design's MI
+    assert list(curve.columns[-2:]) == ["certified", "bound"] and list(mechs.columns[-2:]) == ["bound", "certified"]
+    feasible = curve[curve["feasible"]]
+    assert (feasible["bound"] >= feasible["mi"] - 1e-9).all()
     claim = study.consistency_claim(priors, mechs, curve, [1.0])
     assert claim.holds, claim.detail
     assert all(c.holds for c in study.guarantee_claims(priors, mechs)), study.guarantee_claims(priors, mechs)
@@ -197,6 +201,10 @@ def test_claims_detect_a_mechanism_that_breaks_its_guarantee():
         ({"eps": [0.0]}, "eps"),
         ({"delta": 1.5}, "delta"),
         ({"mc": {"iterations": 0}}, "mc.iterations"),
+        ({"engine": {"tol": 0}}, "engine.tol"),
+        ({"engine": {"max_iterations": 0}}, "engine.max_iterations"),
+        ({"mc": {"max_nodes": 0}}, "mc.max_nodes"),
+        ({"engine": {"max_seconds": 10}}, "engine.max_seconds"),
         ({"release": {"rng": "urandom"}}, "release.rng"),
         ({"bogus": 1}, "bogus"),
     ],
@@ -214,6 +222,8 @@ def test_bad_settings_refused_naming_the_key(section, key):
         ({"eps": [25]}, "25 is greater than the maximum of 20"),
         ({"delta": 0}, "0 is less than or equal to the minimum of 0"),
         ({"mc_attributes": ["salary"]}, "'salary' is not one of"),
+        ({"engine": {"max_iterations": 0}}, "0 is less than the minimum of 1"),
+        ({"mc": {"tol": 1.5}}, "1.5 is greater than or equal to the maximum of 1"),
     ],
 )
 def test_schema_refuses_bad_values(section, message):
@@ -319,3 +329,25 @@ def test_an_engine_failure_is_recorded_and_fails_a_claim(monkeypatch):
                           "feasible": [False, True], "reason": [mech.reason, ""]})  # fmt: skip
     claim = study.engine_claim("fig2", table)
     assert not claim.holds and "1 of 2 rows failed" in claim.detail and "master LP failed" in claim.detail
+
+
+def test_design_passes_the_configured_budgets_never_a_clock(monkeypatch):
+    import leakage.design as engine
+
+    seen = []
+    real = engine.optimal_mechanism
+
+    def spy(*args, **kwargs):
+        seen.append(kwargs)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(engine, "optimal_mechanism", spy)
+    s = stages.check_settings({"engine": {"tol": 1e-5, "max_iterations": 7, "max_nodes": 300}})
+    budget = stages.engine_budget(s["engine"])
+    p = np.array([0.6, 0.3, 0.1])
+    for method in ("pml", "ldp"):
+        mech = stages.design(method, p, 1.0, 0.05, budget)
+        assert mech.feasible and mech.bound >= mech.mi(p) - 1e-9
+    assert seen and all(k.get("tol") == 1e-5 and k.get("max_iterations") == 7 and k.get("max_nodes") == 300
+                        and k.get("max_seconds") is None for k in seen)
+    assert stages.engine_budget(stages.check_settings({})["mc"]) == {"tol": 1e-4, "max_iterations": 30, "max_nodes": 2000}

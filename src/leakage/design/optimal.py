@@ -33,7 +33,10 @@ Pricing (rigorous upper bounds always; exact where stated):
   t = P(S). Branch and bound over items in/out of S with a closed-form bound: w(S) >= the
   fractional knapsack L(t) (convex piecewise linear), and on each piece the bound is unimodal in t
   with its maximiser in closed form (see ``_bb_ldp``). Certified at N = 74 in about a second.
-* beta > 0 (heuristic columns, rigorous but loose bound): two-level columns and lift vectors at eps'
+* beta > 0, N <= 10 (exact): the vertices of the cross-section are known in closed form for any
+  beta (all-ones, 1/P(T) on T, two-level and three-level columns h/c/0, ``_ball_family``, about
+  3^N columns), so ``"auto"`` enumerates them and solves one LP (certified).
+* beta > 0, N > 10 (heuristic columns, rigorous but loose bound): two-level columns and lift vectors at eps'
   of eq. (43) by local search, a small branch and bound on a lifted LP; the bound is the minimum of
   that B&B's bound and an outer relaxation: with m = min v, moving min(beta/2, P_x) mass from row x
   to the argmin row gives v_x <= e^eps (1 + b_x m)/(1 + e^eps b_x); for m in pieces of [0, 1] the
@@ -45,9 +48,15 @@ Pricing (rigorous upper bounds always; exact where stated):
   (staircase columns over prefixes, [kairouz2016]); an LP per label otherwise.
 
 Small alphabets with a known vertex family (beta = 0: lift vectors [saeidian-optimal-pml, Thm 6];
-LDP: staircase vectors [kairouz2016]; beta <= 2 min P: both kinds at eps and eps') are solved by
-plain enumeration and one LP (``method="enumerate"``), about N 2^(N-1) columns; ``"auto"`` uses it
-up to the measured crossovers (N <= 14 known prior, N <= 12 LDP, N <= 12 for beta <= 2 min P).
+LDP: staircase vectors [kairouz2016]; beta <= 2 min P: both kinds at eps and eps'; any beta: the
+three-level family above) are solved by plain enumeration and one LP (``method="enumerate"``),
+about N 2^(N-1) (3^N) columns; ``"auto"`` uses it up to the measured crossovers (N <= 14 known
+prior, N <= 12 LDP, N <= 12 for beta <= 2 min P, N <= 10 for a wider ball).
+
+Stopping rules are counted work only (column-generation iterations, branch-and-bound nodes per
+pricing call), so the same inputs give the same bytes on any machine; ``max_seconds`` adds an
+opt-in wall-clock limit that makes results machine-dependent. The master LP is warm-started
+HiGHS; on a numerical failure it is solved cold, then by scipy's dual simplex / interior point.
 
 Exactness: every column is built in closed form or *polished* (normalised, then mixed with the
 all-ones column, which is strictly inside K, just enough to satisfy the exact closed-form test);
@@ -56,7 +65,9 @@ returned channel verified with the exact closed form of the sup of PML over the 
 ratio). A violation above 1e-9 nats raises RuntimeError.
 
 Limits (measured with tools/design_benchmark.py, 2 shared cores): known prior and LDP certified to
-1e-9 at N = 42-74 in about a second. beta > 0 beyond 2 min P is NOT certified at N = 42 / 74
+1e-9 at N = 42-74 in about a second. beta > 0 beyond 2 min P is NOT certified for N > 10 (Adult's
+occupation / education at N = 15 / 16: relative gap 0.1-10 %; native-country, N = 42, at eps = 4:
+bound 1.13 for value 0.43); at N = 42 / 74
 (heavy-tailed priors, beta = beta*(1e-6)): the gap is about 5e-3 to 1e-2 nats, limited by the outer
 box relaxation (it ignores that the removed mass is shared between rows); the value is >= the
 route-(44) and LDP optima by construction. Linear utilities at N = 200 are slower than the compact

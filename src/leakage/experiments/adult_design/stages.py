@@ -67,7 +67,7 @@ DEFAULT_SETTINGS = {
     "delta": 1.0e-6,
     "methods": list(METHODS),
     "curve": {"eps_min": 0.1, "eps_max": 4.0, "n_eps": 12},
-    "engine": {"tol": 1.0e-6, "max_iterations": 100, "max_nodes": None},
+    "engine": {"tol": 1.0e-6, "max_iterations": 300, "max_nodes": None},
     "mc_attributes": ["race", "marital-status", "education"],
     "mc": {"eps": 1.0, "m_min": 100, "m_max": None, "n_m": 12, "iterations": 20,
            "tol": 1.0e-4, "max_iterations": 30, "max_nodes": 2000},
