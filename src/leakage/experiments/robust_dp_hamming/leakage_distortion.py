@@ -11,6 +11,7 @@ the listed points. All leakages are in nats.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,12 +20,25 @@ from scipy.optimize import brentq, linprog, minimize
 
 from leakage.measures.information import binary_entropy
 from leakage.experiments.robust_dp_hamming.source_sets import check_source_set, class_iii_folding
-from leakage.validation import check_channel, check_count, check_epsilon, check_scalar
+from leakage.validation import check_channel, check_count, check_epsilon, check_positive, check_scalar
 
 #: Accuracy (nats) of eps*_DP returned by :func:`dp_leakage_distortion`.
 EPS_TOL = 1e-8
 #: Accuracy (in the mixing weights) of the outer maximisation of :func:`mi_leakage_distortion`.
 WEIGHT_TOL = 1e-6
+#: Largest finite eps (nats) the D_min LP resolves: its coefficients e^eps reach 6.6e7 there and its
+#: answers D_min(eps) >= ~1e-8 (M <= 10) are accurate to ~1e-8 relative; beyond, HiGHS's
+#: feasibility tolerance (1e-7) swamps the eps-DP mechanism's smallest entries (~e^-eps), and the
+#: LP's answer is wrong (by 50% at eps = 20, all zero from eps = 24). eps = inf is exact (identity).
+EPS_REACH = 18.0
+#: Relative accuracy of "D_min(eps) <= D" in the eps*_DP search (with an absolute cap of 1e-10).
+REL_SLACK = 1e-6
+
+
+def _slack(D: float) -> float:
+    """LP accuracy allowed when testing D_min(eps) <= D: relative to D (never more than 1e-10), so
+    that a tiny budget is not met by a mechanism with many times its distortion."""
+    return min(1e-10, REL_SLACK * D)
 
 
 def check_distortion(D, name: str = "D") -> float:
@@ -145,7 +159,20 @@ class _MinDistortionLP:
         self.bounds = (0.0, 1.0)  # Q, lo, hi and t all lie in [0, 1]
 
     def solve(self, eps: float):
-        x = np.exp(min(eps, 700.0))
+        """(D_min(eps), an optimal Q, dD_min/d eps) for 0 <= eps <= EPS_REACH, or eps = inf.
+
+        The slope is returned, not stored: the program keeps no state between calls."""
+        if math.isinf(eps):  # no DP constraint: the identity has distortion 0
+            return 0.0, np.eye(self.m), 0.0
+        if eps > EPS_REACH:
+            raise ValueError(
+                f"eps must be in [0, {EPS_REACH:g}] nats or inf for the exact D_min LP (M = {self.m}), "
+                f"got {eps:.6g}: beyond {EPS_REACH:g} the optimal mechanism's entries (~e^-eps) are "
+                f"below the LP solver's feasibility tolerance, so its answer would be wrong; "
+                f"D_min(eps) <= (M-1)/(e^eps + M - 1) = {(self.m - 1) / (math.exp(eps) + self.m - 1):.3g} "
+                f"(randomized response) there"
+            )
+        x = np.exp(eps)
         a = self.a_ub.copy()
         a.data[self._eps_pos] = -x
         res = linprog(
@@ -161,13 +188,19 @@ class _MinDistortionLP:
         q = np.clip(q, 0.0, None)
         # a column with min_i Q(j|i) ~ 0 has max_i Q(j|i) <= e^eps * 0: all-zero up to round-off
         q[:, q.min(axis=0) <= 1e-12] = 0.0
-        q /= q.sum(axis=1, keepdims=True)
+        rows = q.sum(axis=1, keepdims=True)
+        if not np.all(rows > 0) or not np.isfinite(res.x[self.i_t]):  # pragma: no cover - guard
+            raise RuntimeError(
+                f"min_distortion_dp: the LP at eps = {eps:.6g} (M = {self.m}) returned no usable "
+                f"mechanism (a row vanished after removing round-off)"
+            )
+        q /= rows
         # dD_min/d eps by LP sensitivity: the rows hi_j - x lo_j <= 0 have coefficient -x on lo_j,
         # and dV/da_rk = -marginal_r z_k, so dV/dx = sum_j marginal_j lo_j; times dx/deps = x.
         nq = self.m * self.m
         marg = res.ineqlin.marginals[2 * nq : 2 * nq + self.m]
-        self.slope = float(x * marg @ res.x[self.i_lo : self.i_lo + self.m])
-        return float(res.x[self.i_t]), q
+        slope = float(x * marg @ res.x[self.i_lo : self.i_lo + self.m])
+        return float(res.x[self.i_t]), q, slope
 
 
 def min_distortion_dp(points, eps):
@@ -176,21 +209,24 @@ def min_distortion_dp(points, eps):
     D_min(eps) = min_Q max_{P in conv(points)} sum_i P_i (1 - Q(i|i)) over row-stochastic M x M Q
     with Q(j|i) <= e^eps Q(j|i') for all i, i', j (seed 002, Definitions 2-3; the LP of
     specs/robust-dp-hamming.md). Non-increasing in eps >= 0 (nats); value in [0, 1].
+    eps in [0, EPS_REACH] (18 nats; the LP's reach, ValueError beyond) or inf (D_min = 0, Q = I).
     Returns ``(D_min, Q)``.
     """
     p = check_source_set(points)
     eps = check_epsilon(eps)
-    return _MinDistortionLP(p).solve(eps)
+    d, q, _ = _MinDistortionLP(p).solve(eps)
+    return d, q
 
 
 def dp_mechanism(points, D, eps):
     """A (P, D)-valid eps-DP mechanism (the least-distortion one), or ValueError if none exists.
 
-    Exists iff D >= D_min(eps) (see :func:`min_distortion_dp`); D in (0, 1], eps >= 0 nats.
+    Exists iff D >= D_min(eps) (see :func:`min_distortion_dp`); D in (0, 1], eps in
+    [0, EPS_REACH] or inf, nats.
     """
     D = check_distortion(D)
     d_min, q = min_distortion_dp(points, eps)
-    if d_min > D + 1e-9:
+    if d_min > D + min(1e-9, REL_SLACK * D):
         raise ValueError(
             f"no (P, D)-valid mechanism with eps_DP <= eps = {float(eps):.6g} nats: D must be in "
             f"[D_min(eps), 1] = [{d_min:.6g}, 1], got D = {D:.6g}"
@@ -206,7 +242,7 @@ class DPSolution:
     mechanism: np.ndarray
 
 
-def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None) -> DPSolution:
+def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None):
     """min{eps >= 0 : D_min(eps) <= D}: safeguarded Newton on f(eps) = D_min(eps) - D.
 
     f is non-increasing; its slope comes from the LP's dual values (:class:`_MinDistortionLP`).
@@ -216,19 +252,27 @@ def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None
     within ``tol`` nats. ``d0`` = (D_min(0), Q) may be reused; ``start`` = (eps, D_min(eps),
     slope) of a known valid eps (default: Theorem 1's value, valid for every source set since its
     symmetric mechanism is (P, D)-valid whatever P). The returned mechanism is (P, D)-valid and
-    reaches the returned eps.
+    reaches the returned eps. Returns ``(solution, (eps, D_min(eps), slope))``, the second a valid
+    ``start`` for a larger D (nothing is stored on ``lp``). ValueError when eps*_DP would exceed
+    :data:`EPS_REACH` (a D too small for the LP to resolve).
     """
-    slack = 1e-10  # LP accuracy: D_min(eps) <= D + slack counts as valid
-    d_zero, q_zero = d0 if d0 is not None else lp.solve(0.0)
+    slack = _slack(D)  # LP accuracy: D_min(eps) <= D + slack counts as valid
+    d_zero, q_zero = d0 if d0 is not None else lp.solve(0.0)[:2]
     if d_zero <= D + slack:
-        return DPSolution(0.0, q_zero)
+        return DPSolution(0.0, q_zero), None
     if start is None:
-        hi = float(class_i_dp_leakage(lp.m, D)) + 1e-9
-        d_hi, q_hi = lp.solve(hi)
-        while d_hi > D + slack:  # pragma: no cover - guards LP round-off only
-            hi = 2 * hi + 1.0
-            d_hi, q_hi = lp.solve(hi)
-        f_hi, slope = d_hi - D, lp.slope
+        hi = min(float(class_i_dp_leakage(lp.m, D)) + 1e-9, EPS_REACH)
+        d_hi, q_hi, slope = lp.solve(hi)
+        while d_hi > D + slack:  # guards LP round-off, and budgets beyond the LP's reach
+            if hi >= EPS_REACH:
+                raise ValueError(
+                    f"D = {D:.6g} is out of reach of the exact eps*_DP search (M = {lp.m}): it needs "
+                    f"eps > {EPS_REACH:g} nats, where the LP cannot resolve D_min(eps) (<= "
+                    f"{d_hi:.3g} at eps = {EPS_REACH:g}); D must be >= {d_hi:.6g}"
+                )
+            hi = min(2 * hi + 1.0, EPS_REACH)
+            d_hi, q_hi, slope = lp.solve(hi)
+        f_hi = d_hi - D
     else:
         hi, f_hi, slope = start[0], start[1] - D, start[2]
         q_hi = None
@@ -240,8 +284,8 @@ def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None
             break
         step_ok = g < 0 and lo < e - f / g < hi
         e = e - f / g if step_ok else 0.5 * (lo + hi)
-        d, q = lp.solve(e)
-        f, g = d - D, lp.slope
+        d, q, g = lp.solve(e)
+        f = d - D
         if f <= slack:
             hi = e
             best = (e, q, f, g)
@@ -252,8 +296,7 @@ def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None
     e, q, f, g = best
     if q is None:  # the start point was the answer: recompute its mechanism
         q = lp.solve(e)[1]
-    lp.last = (e, f + D, g)
-    return DPSolution(float(e), q)
+    return DPSolution(float(e), q), (e, f + D, g)
 
 
 def dp_leakage_distortion(points, D, *, tol: float = EPS_TOL) -> DPSolution:
@@ -265,7 +308,8 @@ def dp_leakage_distortion(points, D, *, tol: float = EPS_TOL) -> DPSolution:
     """
     p = check_source_set(points)
     D = check_distortion(D)
-    return _dp_solve(_MinDistortionLP(p), D, tol)
+    tol = check_positive(tol, "tol")
+    return _dp_solve(_MinDistortionLP(p), D, tol)[0]
 
 
 def dp_leakage_curve(points, D_values, *, tol: float = EPS_TOL) -> np.ndarray:
@@ -276,14 +320,15 @@ def dp_leakage_curve(points, D_values, *, tol: float = EPS_TOL) -> np.ndarray:
     """
     p = check_source_set(points)
     ds = np.array([check_distortion(d, "D_values[k]") for d in np.atleast_1d(D_values)])
+    tol = check_positive(tol, "tol")
     lp = _MinDistortionLP(p)
-    d0 = lp.solve(0.0)
+    d0 = lp.solve(0.0)[:2]
     out = np.empty(ds.size)
     start = None
     for k in np.argsort(ds, kind="stable"):
-        sol = _dp_solve(lp, float(ds[k]), tol, d0=d0, start=start)
+        sol, last = _dp_solve(lp, float(ds[k]), tol, d0=d0, start=start)
         out[k] = sol.eps
-        start = lp.last if sol.eps > 0 else None
+        start = last if sol.eps > 0 else None
     return out
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from math import comb
 
 import numpy as np
 from scipy.optimize import linprog
@@ -100,6 +101,12 @@ def source_class(points) -> str:
     return "II" if common_order(points) is not None else "III"
 
 
+#: Most (subsets x points) the exact enumeration of :func:`distortion_threshold` visits (~1 s in
+#: Python);
+#: larger general (Class III) problems are refused rather than left running for hours.
+MAX_SUBSET_WORK = 200_000
+
+
 def distortion_threshold(points, k: int) -> float:
     """D^(k): the least worst-case distortion of a mechanism with k all-zero output columns.
 
@@ -108,6 +115,12 @@ def distortion_threshold(points, k: int) -> float:
     or more all-zero columns has worst-case Hamming distortion below D^(k). For a Class II set the
     minimising S is the k least likely symbols of the common order, and this is eq. (9),
     D^(k) = max_P sum_{i = M-k+1}^{M} P_(i) (seed 002, Theorem 2(a)). Unitless, in [0, 1].
+
+    Cost: the general case enumerates all C(M, k) subsets for the n points, exponential in M
+    (choosing the k columns that minimise the largest row sum is a combinatorial min-max problem).
+    It is used while C(M, k) n <= :data:`MAX_SUBSET_WORK`; beyond, a single point or a set with a
+    common order (Class II, and Class I sets of one point) is solved exactly in O(n M log M) (the k
+    last symbols of the common order), and any other set is refused with a ValueError.
     """
     p = check_source_set(points)
     m = p.shape[1]
@@ -116,6 +129,17 @@ def distortion_threshold(points, k: int) -> float:
         raise ValueError(f"k must be in [0, M-1] = [0, {m - 1}], got {k}")
     if k == 0:
         return 0.0
+    work = comb(m, k) * p.shape[0]
+    if work > MAX_SUBSET_WORK:
+        order = common_order(p)
+        if order is None:
+            raise ValueError(
+                f"points: D^(k) of a set without a common order (Class III) enumerates C(M, k) = "
+                f"{comb(m, k)} subsets for {p.shape[0]} points, beyond the limit "
+                f"{MAX_SUBSET_WORK:,} (exponential in M = {m}); use a smaller M or fewer points"
+            )
+        subset = np.sort(order[m - k :])
+        return float(p[:, subset].sum(axis=1).max())
     best = np.inf
     for subset in combinations(range(m), k):
         best = min(best, float(p[:, list(subset)].sum(axis=1).max()))
@@ -313,17 +337,41 @@ def chamber_halfspaces(order, M: int | None = None):
     return a, np.zeros(m - 1)
 
 
+def _check_points_and_order(points, order, name: str):
+    """(points as an n x M float array, order as a permutation of 0..M-1), or a ValueError/TypeError
+    naming the parameter (a non-permutation would leave entries of the result unset)."""
+    try:
+        p = np.atleast_2d(np.asarray(points, dtype=float))
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers (rows of length M), got {points!r}") from exc
+    if p.ndim != 2 or p.shape[1] == 0:
+        raise ValueError(f"{name} must be a vector or an n x M matrix, got shape {p.shape}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError(f"{name} must be finite")
+    try:
+        raw = np.asarray(order)
+        t = raw.astype(int)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"order must be a permutation of 0..{p.shape[1] - 1}, got {order!r}") from exc
+    m = p.shape[1]
+    if t.ndim != 1 or not np.array_equal(t, raw) or sorted(t.tolist()) != list(range(m)):
+        raise ValueError(f"order must be a permutation of 0..{m - 1} (M = {m}), got {order!r}")
+    return p, t
+
+
 def fold(points, order) -> np.ndarray:
-    """T(P) = (P_T(1), ..., P_T(M)) for every row P (eq. (14)); maps C_T onto S_P."""
-    p = np.atleast_2d(np.asarray(points, dtype=float))
-    return p[:, np.asarray(order, dtype=int)]
+    """T(P) = (P_T(1), ..., P_T(M)) for every row P (eq. (14)); maps C_T onto S_P.
+    ``order``: a permutation of 0..M-1."""
+    p, t = _check_points_and_order(points, order, "points")
+    return p[:, t]
 
 
 def unfold(points, order) -> np.ndarray:
-    """T^{-1}(Q): the R with R_T(i) = Q_i for every row Q (inverse of :func:`fold`)."""
-    q = np.atleast_2d(np.asarray(points, dtype=float))
+    """T^{-1}(Q): the R with R_T(i) = Q_i for every row Q (inverse of :func:`fold`).
+    ``order``: a permutation of 0..M-1."""
+    q, t = _check_points_and_order(points, order, "points")
     out = np.empty_like(q)
-    out[:, np.asarray(order, dtype=int)] = q
+    out[:, t] = q
     return out
 
 
