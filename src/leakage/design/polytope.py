@@ -57,7 +57,9 @@ def design_epsilon(eps, beta) -> float:
     eps + log(1 - beta e^eps' / 2)^(-1) = eps). Nats, may be negative. Valid for eps >= 0, beta >= 0.
     """
     eps = check_epsilon(eps)
-    beta = check_scalar(beta, "beta", low=0.0)
+    beta = check_scalar(beta, "beta", low=0.0, high=2.0)
+    if eps > 700.0:  # e^eps overflows: eps' = -log(e^-eps + beta/2) -> log(2/beta) (eps if beta = 0)
+        return float(-np.log(np.exp(-eps) + beta / 2.0)) if beta > 0 else eps
     return float(eps - np.log1p(beta * np.exp(eps) / 2.0))
 
 
@@ -172,6 +174,12 @@ def design_polytope(p_hat, eps, beta, n_outputs: int | None = None, *, form: str
     m = n if n_outputs is None else check_count(n_outputs, "n_outputs", low=1)
     nm = n * m
     j = np.tile(np.arange(m), n)
+    # Every mechanism is eps-PML for a prior P once eps >= log(1/min P) (P(y|x)/P(y) <= 1/P(x)), and
+    # min P >= min P̂ - beta/2 on the ball: beyond eps_all the polytope is the set of all channels,
+    # the same as at eps_all. Building it at eps_all keeps the LP's coefficients e^eps moderate
+    # (e^35 made HiGHS report a non-empty polytope infeasible; eps = inf gave inf - inf).
+    eps_all = float(-np.log(p.min() - beta / 2.0))
+    eps_given, eps = eps, min(eps, eps_all)
     e = np.exp(eps)
 
     if form == "compact":
@@ -213,7 +221,8 @@ def design_polytope(p_hat, eps, beta, n_outputs: int | None = None, *, form: str
         )
         a_eq = _row_sum_rows(n, m, n_vars)
     else:  # estimate: M(eps', P̂)
-        eps_prime = design_epsilon(eps, beta)
+        # M(eps', P̂) is every channel once eps' >= log(1/min P̂): clip there for the same reason
+        eps_prime = min(design_epsilon(eps_given, beta), float(-np.log(p.min())))
         if eps_prime < 0:
             raise ValueError(
                 f"the design for eps' w.r.t. p_hat (eq. (44)) needs eps' = log(e^eps/(1 + beta e^eps/2)) >= 0, "
