@@ -37,17 +37,17 @@ def is_ldp(channel, eps, *, tol: float = 1e-9) -> bool:
     return ldp_epsilon(channel) <= eps + tol
 
 
-def randomized_response(n_outputs, eps_ldp) -> np.ndarray:
-    """N-ary randomized response, the canonical eps'-LDP mechanism (Kairouz et al.; seed 003,
+def randomized_response(n_outputs, eps) -> np.ndarray:
+    """N-ary randomized response, the canonical eps-LDP mechanism (eps: its LDP level) (Kairouz et al.; seed 003,
     Sec. IV-A; for N = 2 the binary symmetric channel of seed 001, Property 1's extreme pair).
 
-    P(y|x) = e^eps' / (e^eps' + N - 1) if y = x, else 1 / (e^eps' + N - 1); eps' >= 0 in nats
-    (``inf`` gives the identity). N >= 1. Its LDP leakage is exactly eps'.
+    P(y|x) = e^eps / (e^eps + N - 1) if y = x, else 1 / (e^eps + N - 1); eps >= 0 in nats
+    (``inf`` gives the identity). N >= 1. Its LDP leakage is exactly eps.
     """
     n = check_count(n_outputs, "n_outputs", low=1)
-    eps_ldp = check_epsilon(eps_ldp, "eps_ldp")
-    if math.isinf(eps_ldp):
+    eps = check_epsilon(eps, "eps")
+    if math.isinf(eps):
         return np.eye(n)
-    # divide through by e^eps' for stability at large eps'
-    off = math.exp(-eps_ldp)
+    # divide through by e^eps for stability at large eps
+    off = math.exp(-eps)
     return (np.eye(n) + off * (1.0 - np.eye(n))) / (1.0 + (n - 1) * off)

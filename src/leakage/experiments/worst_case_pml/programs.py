@@ -253,22 +253,22 @@ def utility_sensitivity(utility) -> float:
     return float((u.max(axis=0) - u.min(axis=0)).max())
 
 
-def exponential_mechanism(utility, eps_ldp) -> np.ndarray:
-    """The exponential mechanism, eps'-LDP (McSherry-Talwar; seed 003, Sec. IV-A).
+def exponential_mechanism(utility, eps) -> np.ndarray:
+    """The exponential mechanism, eps-LDP (McSherry-Talwar; seed 003, Sec. IV-A).
 
-    P(y|x) proportional to exp( eps' u(x, y) / (2 Du) ), Du = :func:`utility_sensitivity`; eps' >= 0
+    P(y|x) proportional to exp( eps u(x, y) / (2 Du) ), Du = :func:`utility_sensitivity`; eps >= 0
     in nats (``inf`` puts all mass on the best output of each row). A constant utility (Du = 0)
     gives the uniform mechanism.
     """
     u = _as_float_array(utility, "utility", 2)
-    eps_ldp = check_epsilon(eps_ldp, "eps_ldp")
+    eps = check_epsilon(eps, "eps")
     du = utility_sensitivity(u)
     if du == 0:
         return np.full(u.shape, 1.0 / u.shape[1])
-    if math.isinf(eps_ldp):
+    if math.isinf(eps):
         best = u == u.max(axis=1, keepdims=True)
         return best / best.sum(axis=1, keepdims=True)
-    score = eps_ldp * u / (2.0 * du)
+    score = eps * u / (2.0 * du)
     w = np.exp(score - score.max(axis=1, keepdims=True))
     return w / w.sum(axis=1, keepdims=True)
 
