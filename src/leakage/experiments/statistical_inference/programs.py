@@ -201,17 +201,11 @@ def _clean_channel(value: np.ndarray) -> np.ndarray:
     return m / m.sum(axis=-1, keepdims=True)
 
 
-_PROGRAMS: dict = {}
-
-
-def _cached_program(kind, *arrays):
-    """A compiled parametrised program per (kind, data): a budget sweep compiles it only once."""
-    key = (kind.__name__,) + tuple((a.shape, a.tobytes()) for a in arrays)
-    if key not in _PROGRAMS:
-        if len(_PROGRAMS) >= 16:
-            _PROGRAMS.pop(next(iter(_PROGRAMS)))
-        _PROGRAMS[key] = kind(*arrays)
-    return _PROGRAMS[key]
+# No program outlives the call that compiled it: cvxpy reuses a problem's solver between solves
+# (CLARABEL's data update), which changes the last bits of a result, so a module-level cache of
+# compiled programs made results depend on the calls made before. A budget sweep compiles one
+# program per call of a ``*_curve`` function and solves the budgets in increasing order: its
+# results depend only on its arguments (tests/experiments/statistical_inference/test_program_cache.py).
 
 
 class _AverageLeakageProgram:
@@ -246,15 +240,30 @@ def min_average_leakage(joint, distortion_measure, distortion) -> Solution:
     ``distortion_measure[y, u] >= 0``; distortion >= sum_y p(y) min_u d(y, u) (else the budget is infeasible).
     Range [0, H(S)].
     """
+    return min_average_leakage_curve(joint, distortion_measure, [distortion])[0]
+
+
+def min_average_leakage_curve(joint, distortion_measure, distortions) -> list:
+    """:func:`min_average_leakage` at several budgets, one compiled program for all (seed 004,
+    Theorem 1). The budgets are solved in increasing order, whatever their order in
+    ``distortions``; returns the :class:`Solution` list in the order of ``distortions``."""
     j = check_joint(joint)
     d = check_distortion(distortion_measure, j.shape[1])
     p_y = j.sum(axis=0)
-    distortion = _check_budget(distortion, p_y, d, "the average-leakage program (Theorem 1)")
-    prog = _cached_program(_AverageLeakageProgram, j, d)
-    prog.budget.value = distortion
-    _solve(prog.problem, f"minimum average leakage (Theorem 1) at distortion={distortion:.6g}")
-    m = _clean_channel(prog.channel.value)
-    return Solution(average_information_leakage(m, j), expected_distortion(m, p_y, d), m)
+    budgets = [
+        _check_budget(x, p_y, d, "the average-leakage program (Theorem 1)")
+        for x in np.atleast_1d(np.asarray(distortions, dtype=object))
+    ]
+    if not budgets:
+        raise ValueError("distortions must list at least one budget")
+    prog = _AverageLeakageProgram(j, d)
+    out = {}
+    for i in np.argsort(budgets, kind="stable"):
+        prog.budget.value = budgets[i]
+        _solve(prog.problem, f"minimum average leakage (Theorem 1) at distortion={budgets[i]:.6g}")
+        m = _clean_channel(prog.channel.value)
+        out[i] = Solution(average_information_leakage(m, j), expected_distortion(m, p_y, d), m)
+    return [out[i] for i in range(len(budgets))]
 
 
 def min_average_leakage_joint_access(joint, distortion_measure, distortion) -> Solution:
@@ -303,6 +312,13 @@ def rate_distortion_convex(prior_y, distortion_measure, distortion) -> Solution:
     """
     p = check_distribution(prior_y, "prior_y")
     return min_average_leakage(np.diag(p), distortion_measure, distortion)
+
+
+def rate_distortion_curve(prior_y, distortion_measure, distortions) -> list:
+    """:func:`rate_distortion_convex` at several budgets, one compiled program (see
+    :func:`min_average_leakage_curve`); :class:`Solution` list in the order of ``distortions``."""
+    p = check_distribution(prior_y, "prior_y")
+    return min_average_leakage_curve(np.diag(p), distortion_measure, distortions)
 
 
 class _MaxLeakageProgram:
@@ -478,7 +494,7 @@ def min_max_leakage_curve(
     budgets = [_check_budget(x, p, d, "the maximum-leakage program (Corollary 2)") for x in distortions]
     tol = check_positive(tol, "tol")
     h_s = entropy(p) + float(p @ h)
-    program = _cached_program(_MaxLeakageProgram, np.diag(p), d, h)
+    program = _MaxLeakageProgram(np.diag(p), d, h)
     if lower is None:
         lower = np.zeros(len(budgets))
     lower = np.asarray(lower, dtype=float)
