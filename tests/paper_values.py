@@ -1,8 +1,8 @@
-"""Numbers the papers state, written once for all tests (seed keys as in ../shared/README.md)."""
+"""Numbers the papers state, written once for all tests (paper keys as in docs/references.md)."""
 
 import numpy as np
 
-#: empirical-pml (seed 000), Example 1: mechanism (34), optimal in the first privacy region for
+#: empirical-pml, Example 1: mechanism (34), optimal in the first privacy region for
 #: P_X = (2/5, 1/5, 1/5, 1/5) at eps = log(9/8).
 EXAMPLE1_MECHANISM = np.array(
     [

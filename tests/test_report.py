@@ -26,18 +26,14 @@ DESCRIPTIONS = ROOT / "workflow" / "report" / "figures.yaml"
 PAPERS = ["empirical-pml", "worst-case-pml", "robust-dp-hamming", "statistical-inference", "mi-dp"]
 
 
-def _shared_specs():
-    for base in (ROOT.parent, ROOT.parent.parent):
-        if (base / "shared" / "specs" / "FIGURES.md").is_file():
-            return base / "shared" / "specs" / "FIGURES.md"
-    return None
+FIGURES_DOC = ROOT / "docs" / "figures.md"  # the data contract of every figure
 
 
 def _figures_md(path):
-    """paper -> figures listed in the tables of FIGURES.md."""
+    """paper -> figures listed in the tables of docs/figures.md."""
     out, paper = {}, None
     for line in path.read_text().splitlines():
-        m = re.match(r"## (\S+) ", line)
+        m = re.match(r"## (\S+)", line)
         if m:
             paper = m.group(1)
         cell = re.match(r"\| (\S+/)?(fig\d+[a-z]?) \|", line)
@@ -75,11 +71,8 @@ def test_descriptions_cover_every_registered_figure():
 
 
 def test_descriptions_cover_every_figure_of_the_spec():
-    spec = _shared_specs()
-    if spec is None:
-        pytest.skip("../shared/specs/FIGURES.md not found beside the repository")
     data = yaml.safe_load(DESCRIPTIONS.read_text())
-    listed = _figures_md(spec)
+    listed = _figures_md(FIGURES_DOC)
     assert set(listed) == set(PAPERS)
     for paper, figs in listed.items():
         assert sorted(data[paper]["figures"]) == sorted(figs), paper

@@ -1,4 +1,4 @@
-"""Time growth of the robust PML design LP (seed 000, Proposition 2): compact (98) vs literal (43).
+"""Time growth of the robust PML design LP [empirical-pml, Proposition 2]: compact (98) vs literal (43).
 
 Usage: python tools/design_scaling.py [--budget SECONDS]
 

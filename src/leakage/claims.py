@@ -12,6 +12,8 @@ from typing import Iterable
 
 import pandas as pd
 
+from leakage.tables import save_table
+
 COLUMNS = ["figure", "claim", "holds", "detail"]
 
 
@@ -42,8 +44,6 @@ def claims_table(claims: Iterable[Claim]) -> pd.DataFrame:
 def write_claims(claims: Iterable[Claim], path: str | Path) -> pd.DataFrame:
     """Write claims to ``path`` (CSV) and return the table."""
     table = claims_table(claims)
-    from leakage.plots.style import save_table
-
     save_table(table, path)
     return table
 

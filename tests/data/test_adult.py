@@ -1,4 +1,4 @@
-"""Acquisition, verification and canonical table of UCI Adult (specs/adult.md), offline.
+"""Acquisition, verification and canonical table of UCI Adult (docs/data.md), offline.
 
 The network and pip are replaced by fakes; the shipped sample (tests/data/adult_sample, see its
 README) stands in for the real files. Expected digests and counts of the sample were measured with
@@ -383,7 +383,7 @@ def test_settings_rejected_naming_the_key(bad, key):
 
 
 def test_schema_defaults_and_config_equal_the_spec_table(repo_root):
-    """The schema's defaults, config.yaml's adult section and the library defaults all carry specs/adult.md."""
+    """The schema's defaults, config.yaml's adult section and the library defaults all carry docs/data.md."""
     import yaml
     from snakemake.utils import validate
 

@@ -1,4 +1,4 @@
-"""leakage.estimation.uncertainty (and the Weissman pieces of leakage.estimation.concentration): seed 000, Sections II-IV."""
+"""leakage.estimation.uncertainty (and the Weissman pieces of leakage.estimation.concentration): [empirical-pml], Sections II-IV."""
 
 import itertools
 

@@ -1,4 +1,4 @@
-"""Additive-noise mechanisms of empirical-pml (seed 000, Section VI) against independent computations."""
+"""Additive-noise mechanisms [empirical-pml, Section VI] against independent computations."""
 
 import numpy as np
 import pytest

@@ -1,6 +1,7 @@
 # Shared helpers of the rule files. Each paper's rule file registers its figures in FIGURES
 # (and, where a figure needs data, its inputs in FIGURE_INPUTS); figures.smk holds the three
 # generic rules (table, plot, claims) that every paper's figures go through.
+import sys
 from pathlib import Path
 
 import yaml
@@ -23,7 +24,12 @@ FIGURE_INPUTS = {}
 # (paper, figure) -> resources of a figure's table rule (threads, mem_mb, runtime in minutes).
 FIGURE_RESOURCES = {}
 
-LIBRARY = Path(workflow.basedir) / "src" / "leakage"
+# The library files each job runs, from the static import graph of src/leakage (ast, nothing is
+# imported): see workflow/lib/code_graph.py for how imports, re-exports and packages are treated.
+sys.path.insert(0, str(Path(workflow.basedir) / "workflow" / "lib"))
+from code_graph import CodeGraph  # noqa: E402
+
+CODE = CodeGraph(workflow.basedir)
 
 # paper -> {title, figures: {figure: {reproduces, look_for}}}: the captions of the report
 # (tests/test_report.py keeps it complete).
@@ -48,39 +54,33 @@ def paper_module(paper):
     return paper.replace("-", "_")
 
 
-def _library_files(sub=""):
-    return sorted(str(p.relative_to(workflow.basedir)) for p in (LIBRARY / sub).rglob("*.py"))
+def script_code(script, *modules):
+    """Library files a job of ``workflow/scripts/<script>`` runs: the script's imports and the
+    given entry modules (what the script imports dynamically), each with its imports."""
+    return CODE.files(set(modules), scripts=[f"workflow/scripts/{script}"])
 
 
-def math_code(paper):
-    """Library files a paper's numbers depend on: every module but the plots, the report helpers
-    and the other papers' experiment modules. Listed as inputs, so that a change to the
-    mathematics reruns the computation, while a change to plotting code does not."""
-    own = (
-        f"src/leakage/experiments/{paper_module(paper)}.py",
-        f"src/leakage/experiments/{paper_module(paper)}/",
-    )
-    return [
-        f
-        for f in _library_files()
-        if "/plots/" not in f
-        and f != "src/leakage/report.py"  # presentation only (report items, benchmarks)
-        and (
-            "/experiments/" not in f
-            or f.startswith(own)
-            or f == "src/leakage/experiments/__init__.py"
-        )
-    ]
+def figure_code(kind, script, paper, figure):
+    """Library files of one figure's job: the script's imports and the paper's experiment
+    (``kind`` experiments, registry FIGURES) or plot (plots, PLOTS) module narrowed to the
+    submodule that makes the figure."""
+    modules, bare = CODE.figure_entry(f"leakage.{kind}.{paper_module(paper)}", figure, REGISTRY[kind])
+    return CODE.files(modules, scripts=[f"workflow/scripts/{script}"], bare=bare)
 
 
-def plot_code(paper):
-    """Library files a paper's drawings depend on: the shared style and the paper's plot module."""
-    own = (f"src/leakage/plots/{paper_module(paper)}.py", f"src/leakage/plots/{paper_module(paper)}/")
-    return [
-        f
-        for f in _library_files("plots")
-        if f.startswith(own) or f in ("src/leakage/plots/__init__.py", "src/leakage/plots/style.py")
-    ]
+REGISTRY = {"experiments": "FIGURES", "plots": "PLOTS"}
+
+
+def table_code(wildcards):
+    return figure_code("experiments", "table.py", wildcards.paper, wildcards.figure)
+
+
+def plot_code(wildcards):
+    return figure_code("plots", "plot.py", wildcards.paper, wildcards.figure)
+
+
+def claims_code(wildcards):
+    return script_code("claims.py", f"leakage.experiments.{paper_module(wildcards.paper)}")
 
 
 def paper_targets(paper):
@@ -102,8 +102,8 @@ def all_targets():
 
 
 def figure_inputs(wildcards):
-    """Inputs of a figure's table rule: the math code and the figure's data files."""
-    inputs = {"code": math_code(wildcards.paper)}
+    """Inputs of a figure's table rule: the code it runs and the figure's data files."""
+    inputs = {"code": table_code(wildcards)}
     inputs.update(FIGURE_INPUTS.get((wildcards.paper, wildcards.figure), {}))
     return inputs
 

@@ -1,10 +1,10 @@
-# UCI Adult: acquire, verify, write results/data/adult.csv (specs/adult.md), and the empirical
+# UCI Adult: acquire, verify, write results/data/adult.csv (docs/data.md), and the empirical
 # distribution of its binary features (empirical-pml, Sec. VI-C1). The work is in leakage.data.adult.
 
 
 rule adult:
     input:
-        code=["src/leakage/data/adult.py"],
+        code=script_code("adult.py"),
     output:
         table="results/data/adult.csv",
         provenance="results/data/adult_provenance.json",
@@ -26,7 +26,7 @@ rule adult:
 rule adult_estimates:
     input:
         table="results/data/adult.csv",
-        code=["src/leakage/data/adult.py", "src/leakage/estimation/concentration.py"],
+        code=script_code("adult_estimates.py"),
     output:
         estimates="results/empirical-pml/adult_estimates.csv",
     resources:

@@ -35,7 +35,7 @@ rule table:
 rule plot:
     input:
         table="results/{paper}/{figure}.csv",
-        code=lambda wildcards: plot_code(wildcards.paper),
+        code=plot_code,
     output:
         pdf="results/{paper}/{figure}.pdf",
         png=report(
@@ -67,7 +67,7 @@ rule claims:
         tables=lambda wildcards: expand(
             "results/{paper}/{figure}.csv", paper=wildcards.paper, figure=FIGURES[wildcards.paper]
         ),
-        code=lambda wildcards: math_code(wildcards.paper),
+        code=claims_code,
     output:
         claims="results/{paper}/claims.csv",
     params:

@@ -11,6 +11,7 @@ localrules:
 rule claims_html:
     input:
         claims="results/{paper}/claims.csv",
+        code=script_code("claims_html.py"),
     output:
         html=report(
             "results/{paper}/claims.html",
@@ -33,6 +34,7 @@ rule claims_html:
 rule adult_provenance_html:
     input:
         provenance="results/data/adult_provenance.json",
+        code=script_code("provenance_html.py"),
     output:
         html=report(
             "results/data/adult_provenance.html",

@@ -1,5 +1,14 @@
-# Paper robust-dp-hamming (seed 002): figures registered here go through the generic rules of
-# figures.smk. The source sets (Tables I-IV, the fig1 examples) are data, an input of every table.
+# Paper robust-dp-hamming: Kalantari, Sankar, Sarwate, robust privacy-utility tradeoffs under
+# differential privacy and Hamming distortion. Contract: docs/figures.md#robust-dp-hamming.
+#
+# figure  table: leakage.experiments.robust_dp_hamming.  plot: leakage.plots.robust_dp_hamming.  reproduces
+# fig1    figures.fig1                                   draw_fig1                                the three source-set classes on the M = 3 simplex
+# fig4    figures.dp_figure                              draw_dp                                  least DP leakage vs Hamming distortion, M = 6, Theorem 3 bounds
+# fig5    figures.dp_figure                              draw_dp                                  the same, M = 10
+# fig6    figures.mi_figure                              draw_mi                                  worst-case MI leakage vs DP leakage, M = 6
+# fig7    figures.mi_figure                              draw_mi                                  the same, M = 10
+#
+# The source sets (Tables I-IV, the fig1 examples) are data, an input of every table.
 FIGURES["robust-dp-hamming"] = [
     # the three source-set classes on the M = 3 simplex
     "fig1",

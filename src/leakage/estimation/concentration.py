@@ -1,7 +1,7 @@
-"""Distribution estimation from samples and its l1 uncertainty (empirical-pml, seed 000, Sec. II-B).
+"""Distribution estimation from samples and its l1 uncertainty [empirical-pml, Sec. II-B].
 
 The true distribution P_X lies, with probability at least 1 - delta, in the l1-ball of radius
-beta*(delta) around the empirical estimate (Weissman et al.'s bound, distribution-free form).
+beta*(delta) around the empirical estimate ([weissman2003]'s bound, distribution-free form).
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from leakage.validation import check_count, check_probability, check_scalar
 
 
 def empirical_distribution(samples, alphabet) -> np.ndarray:
-    """P̂_X(x) = (1/m) sum_i 1{d_i = x} for x in ``alphabet`` (seed 000, eq. (13)).
+    """P̂_X(x) = (1/m) sum_i 1{d_i = x} for x in ``alphabet`` [empirical-pml, eq. (13)].
 
     Every sample must belong to ``alphabet``; the result is ordered as ``alphabet``.
     """
@@ -33,7 +33,7 @@ def empirical_distribution(samples, alphabet) -> np.ndarray:
 
 
 def beta_star(delta, m, n_symbols: int = 2) -> float:
-    """beta*(delta) = sqrt( (2/m) (log(2^N - 2) - log delta) ) (seed 000, eqs. (21), (37); (45) for N = 2).
+    """beta*(delta) = sqrt( (2/m) (log(2^N - 2) - log delta) ) [empirical-pml, eqs. (21), (37); (45) for N = 2].
 
     The radius of the l1-ball around P̂_X (from m samples over N symbols) that holds the true P_X
     with probability at least 1 - delta. Valid for delta in (0, 1], m >= 1, N >= 2.
@@ -44,7 +44,7 @@ def beta_star(delta, m, n_symbols: int = 2) -> float:
 def delta_for_beta(beta, m, n_symbols: int = 2) -> float:
     """The failure probability delta with beta*(delta) = beta: (2^N - 2) exp(-m beta^2 / 2), capped at 1.
 
-    Inverse of :func:`beta_star` (seed 000, eq. (17) with the distribution-free phi >= 2).
+    Inverse of :func:`beta_star` [empirical-pml, eq. (17) with the distribution-free phi >= 2].
     """
     return float(min(1.0, weissman_tail_bound(beta, m, n_symbols, phi=2.0)))
 
@@ -55,9 +55,9 @@ def _log_two_pow_minus_two(n: int) -> float:
 
 
 def weissman_phi(p) -> float:
-    """phi(p) = log((1 - p)/p) / (1 - 2p), with phi(1/2) = 2 (seed 000, eq. (15)).
+    """phi(p) = log((1 - p)/p) / (1 - 2p), with phi(1/2) = 2 [empirical-pml, eq. (15)].
 
-    The distribution-dependent exponent factor of Weissman et al.'s bound; decreasing from
+    The distribution-dependent exponent factor of the bound of [weissman2003]; decreasing from
     phi(0) = inf to phi(1/2) = 2. Dimensionless. Valid for p in [0, 1/2].
     """
     p = check_scalar(p, "p", low=0.0, high=0.5)
@@ -71,7 +71,7 @@ def weissman_phi(p) -> float:
 
 
 def weissman_kappa(prior) -> float:
-    """kappa_P = max_{A subset X} min{P(A), 1 - P(A)} (seed 000, eq. (16)), in [0, 1/2].
+    """kappa_P = max_{A subset X} min{P(A), 1 - P(A)} [empirical-pml, eq. (16)], in [0, 1/2].
 
     The subset sum closest to 1/2, found exactly by meet-in-the-middle over the 2^N subsets
     (2 * 2^(N/2) sums). Valid for distributions over N <= 40 symbols.
@@ -105,7 +105,7 @@ def _subset_sums(p: np.ndarray) -> np.ndarray:
 
 
 def weissman_tail_bound(beta, m, n_symbols: int = 2, *, phi: float = 2.0) -> float:
-    """P{||P_X - P̂_X||_1 >= beta} <= (2^N - 2) exp(-m phi beta^2 / 4) (seed 000, eq. (17)).
+    """P{||P_X - P̂_X||_1 >= beta} <= (2^N - 2) exp(-m phi beta^2 / 4) [empirical-pml, eq. (17)].
 
     ``phi`` = phi(kappa_{P_X}) of eqs. (15)-(16) (see :func:`weissman_phi`, :func:`weissman_kappa`);
     the distribution-free value is phi = 2. Returns the right-hand side (a probability bound, may
@@ -119,7 +119,7 @@ def weissman_tail_bound(beta, m, n_symbols: int = 2, *, phi: float = 2.0) -> flo
 
 
 def weissman_radius(delta, m, n_symbols: int = 2, *, phi: float = 2.0) -> float:
-    """beta = 2 sqrt( (log(2^N - 2) - log delta) / (m phi) ) (seed 000, eq. (20); (21) for phi = 2).
+    """beta = 2 sqrt( (log(2^N - 2) - log delta) / (m phi) ) [empirical-pml, eq. (20); (21) for phi = 2].
 
     The smallest l1 radius with P{||P_X - P̂_X||_1 >= beta} <= delta by eq. (17). Valid for delta in
     (0, 1], m >= 1, N >= 2, phi >= 2 (phi = phi(kappa_{P_X}), 2 when P_X is unknown).

@@ -1,6 +1,6 @@
 """PML for sets of distributions: privacy regions, l1-balls, leakage capacity and sensitivity.
 
-Grosse, Saeidian, Oechtering, Skoglund (empirical-pml, seed 000), Sections II-A2, III and IV.
+Grosse, Saeidian, Oechtering, Skoglund [empirical-pml], Sections II-A2, III and IV.
 A set of priors is either a finite list of distributions (its extreme points suffice, Corollary 1)
 or the l1-ball B_beta(P) = {Q in int(simplex): ||P - Q||_1 <= beta} of eq. (31). Everything is in
 nats; ``channel[x, y] = P(y | x)`` and arguments come in the order ``(channel, prior)``.
@@ -29,11 +29,11 @@ from leakage.validation import (
 
 
 def privacy_region_thresholds(prior) -> np.ndarray:
-    """eps_k(P) = -log sum_{i <= N-k} P_(i) for k = 0..N, P sorted decreasingly (seed 000, Def. 4).
+    """eps_k(P) = -log sum_{i <= N-k} P_(i) for k = 0..N, P sorted decreasingly [empirical-pml, Def. 4].
 
     Returns the N+1 thresholds in nats, eps_0 = 0 <= eps_1 <= ... <= eps_{N-1} = -log max P and
     eps_N = inf. An eps in [eps_{k-1}, eps_k) is in the k-th privacy region, where a mechanism may
-    have at most k-1 zeros per column ([15, Lemma 2]). Valid for any distribution.
+    have at most k-1 zeros per column ([saeidian-optimal-pml, Lemma 2]). Valid for any distribution.
     """
     p = check_distribution(prior)
     top = np.sort(p)[::-1]
@@ -45,7 +45,7 @@ def privacy_region_thresholds(prior) -> np.ndarray:
 
 
 def privacy_region(prior, eps) -> int:
-    """The k in {1, ..., N} with eps in [eps_{k-1}(P), eps_k(P)) (seed 000, Definition 4).
+    """The k in {1, ..., N} with eps in [eps_{k-1}(P), eps_k(P)) [empirical-pml, Definition 4].
 
     Valid for eps >= 0 (nats); region N is [eps_{N-1}, inf).
     """
@@ -70,7 +70,7 @@ def _as_distributions(distributions, n: int) -> np.ndarray:
 
 
 def local_leakage_capacity(channel, distributions) -> float:
-    """C(channel, P) = max_{Q in P} eps_min(channel, Q) for a finite set P (seed 000, eq. (22)).
+    """C(channel, P) = max_{Q in P} eps_min(channel, Q) for a finite set P [empirical-pml, eq. (22)].
 
     By Corollary 1 the extreme points of a polytope of priors give its capacity. Every
     distribution must have full support (P is a subset of int(simplex)). Nats.
@@ -81,7 +81,7 @@ def local_leakage_capacity(channel, distributions) -> float:
 
 
 def is_private_for_set(channel, distributions, eps) -> bool:
-    """Whether channel is in M(eps, P): eps-PML for every Q in a finite set P (seed 000, eq. (10)).
+    """Whether channel is in M(eps, P): eps-PML for every Q in a finite set P [empirical-pml, eq. (10)].
 
     Up to 1e-9 nats; eps >= 0.
     """
@@ -99,7 +99,7 @@ def _check_ball(channel, center, beta):
 
 
 def ball_min_output(channel, center, beta) -> np.ndarray:
-    """min_{Q in B_beta(P)} Q_Y(y) for every output y, closed form (seed 000, Appendix B, eq. (85)).
+    """min_{Q in B_beta(P)} Q_Y(y) for every output y, closed form [empirical-pml, Appendix B, eq. (85)].
 
     For column c = channel[:, y], move t = min(beta/2, 1 - P(x_min)) of mass to a row x_min with
     the smallest entry, taking it greedily from the rows with the largest entries (each row gives
@@ -123,7 +123,7 @@ def ball_min_output_lp(channel, center, beta) -> np.ndarray:
     """min_{Q in B_beta(P)} Q_Y(y) for every output y, one LP per column (HiGHS).
 
     Same quantity as :func:`ball_min_output`, found independently: minimise c . Q over (Q, u) with
-    sum Q = 1, |Q - P| <= u, sum u <= beta, Q >= 0 (seed 000, eq. (31)). Probabilities.
+    sum Q = 1, |Q - P| <= u, sum u <= beta, Q >= 0 [empirical-pml, eq. (31)]. Probabilities.
     """
     c, p, beta = _check_ball(channel, center, beta)
     n = p.size
@@ -158,7 +158,7 @@ def _ball_min(channel, center, beta, method: str) -> np.ndarray:
 
 
 def output_divergence_sup_on_ball(channel, prior, beta, *, method: str = "closed_form") -> float:
-    """sup_{Q in B_beta(P)} D_inf(P_Y || Q_Y) = max_y log( P_Y(y) / min_Q Q_Y(y) ) (seed 000, Sec. IV-C).
+    """sup_{Q in B_beta(P)} D_inf(P_Y || Q_Y) = max_y log( P_Y(y) / min_Q Q_Y(y) ) [empirical-pml, Sec. IV-C].
 
     The exact worst-case leakage increase that Theorem 4 bounds (Fig. 2's "true" values are
     D_inf(P_Y || Q_Y) for single Q). ``method``: 'closed_form' or 'lp'. Nats; inf if the ball
@@ -174,7 +174,7 @@ def output_divergence_sup_on_ball(channel, prior, beta, *, method: str = "closed
 
 
 def local_leakage_capacity_on_ball(channel, center, beta, *, method: str = "closed_form") -> float:
-    """C(channel, B_beta(P)) = max_y log( max_x P(y|x) / min_{Q in B_beta(P)} Q_Y(y) ) (seed 000, eq. (23)).
+    """C(channel, B_beta(P)) = max_y log( max_x P(y|x) / min_{Q in B_beta(P)} Q_Y(y) ) [empirical-pml, eq. (23)].
 
     The largest eps_min over the l1-ball of eq. (31), exactly. Nats (inf when the ball reaches a
     prior under which an output with a non-zero entry has probability 0). Valid for full-support P,
@@ -190,7 +190,7 @@ def local_leakage_capacity_on_ball(channel, center, beta, *, method: str = "clos
 
 
 def is_private_on_ball(channel, center, beta, eps, *, tol: float = 1e-9) -> bool:
-    """Whether channel is in M(eps, B_beta(P)) (seed 000, eqs. (10), (31)), up to ``tol`` nats."""
+    """Whether channel is in M(eps, B_beta(P)) [empirical-pml, eqs. (10), (31)], up to ``tol`` nats."""
     eps = check_epsilon(eps)
     return local_leakage_capacity_on_ball(channel, center, beta) <= eps + tol
 
@@ -209,7 +209,7 @@ def leakage_sensitivity_on_ball(channel, prior, beta, *, method: str = "closed_f
 
 
 def lipschitz_bound(capacity, l1_distance) -> float:
-    """|eps_min(P) - eps_min(Q)| <= exp(C(channel, P)) ||P - Q||_1 (seed 000, Theorem 3, eq. (25)).
+    """|eps_min(P) - eps_min(Q)| <= exp(C(channel, P)) ||P - Q||_1 [empirical-pml, Theorem 3, eq. (25)].
 
     ``capacity`` = C(channel, P) in nats (>= 0) for a set P holding both priors; ``l1_distance`` in
     [0, 2]. Returns the right-hand side in nats.
@@ -220,7 +220,7 @@ def lipschitz_bound(capacity, l1_distance) -> float:
 
 
 def leakage_sensitivity_bound(prior, eps, beta) -> float:
-    """Theorem 4 (seed 000, eq. (32)): S_P(channel, B_beta(P)) <= -log(1 - beta/2 (e^eps - 1)/p_min)
+    """Theorem 4 [empirical-pml, eq. (32)]: S_P(channel, B_beta(P)) <= -log(1 - beta/2 (e^eps - 1)/p_min)
     if eps is in the first privacy region, else -log(1 - beta e^eps / 2).
 
     For any channel that is eps-PML w.r.t. P. Also bounds sup_Q D_inf(P_Y || Q_Y) over the ball.
@@ -241,7 +241,7 @@ def leakage_sensitivity_bound(prior, eps, beta) -> float:
 
 
 def leakage_capacity_bound(eps, beta) -> float:
-    """C(channel, B_beta(P)) <= eps + log(1 - beta e^eps / 2)^(-1) (seed 000, Corollary 2, eq. (33)).
+    """C(channel, B_beta(P)) <= eps + log(1 - beta e^eps / 2)^(-1) [empirical-pml, Corollary 2, eq. (33)].
 
     For any eps-PML channel w.r.t. P; with beta = beta*(delta) it is eps'(delta) of eq. (38).
     Nats. Valid for eps >= 0 and beta in [0, 2 e^-eps).
@@ -253,7 +253,7 @@ def leakage_capacity_bound(eps, beta) -> float:
 
 
 def radius_for_leakage(eps, eps_prime) -> float:
-    """beta = 2 (e^-eps - e^-eps') (seed 000, proof of Corollary 3: eq. (38) solved for beta).
+    """beta = 2 (e^-eps - e^-eps') [empirical-pml, proof of Corollary 3: eq. (38) solved for beta].
 
     The l1 radius at which the bound (33) equals eps'. Valid for 0 <= eps <= eps' (nats).
     """
@@ -263,7 +263,7 @@ def radius_for_leakage(eps, eps_prime) -> float:
 
 
 def epsilon_prime(eps, delta, m, n_symbols) -> float:
-    """eps'(delta) = eps + log(1 - beta*(delta) e^eps / 2)^(-1) (seed 000, eq. (38)).
+    """eps'(delta) = eps + log(1 - beta*(delta) e^eps / 2)^(-1) [empirical-pml, eq. (38)].
 
     The PML guarantee, holding with probability 1 - delta, of an eps-PML mechanism designed for an
     estimate from m samples over N symbols (beta* of eq. (37)). Nats. Valid for eps >= 0, delta in
@@ -280,7 +280,7 @@ def epsilon_prime(eps, delta, m, n_symbols) -> float:
 
 
 def delta_min(eps, eps_prime, m, n_symbols) -> float:
-    """delta_min(eps') = min(1, (2^N - 2) exp(-2 m (e^-eps - e^-eps')^2)) (seed 000, Corollary 3, eq. (39)).
+    """delta_min(eps') = min(1, (2^N - 2) exp(-2 m (e^-eps - e^-eps')^2)) [empirical-pml, Corollary 3, eq. (39)].
 
     The failure probability of the eps'-PML guarantee of an eps-PML mechanism designed for an
     estimate from m samples over N symbols. Valid for 0 <= eps <= eps' (nats), m >= 1, N >= 2.

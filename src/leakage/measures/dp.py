@@ -1,8 +1,8 @@
 """Local differential privacy (LDP) of a channel.
 
 A channel is eps-LDP if P(y|x) <= e^eps P(y|x') for all inputs x, x' and outputs y
-(Kalantari & Sarwate, seed 002, Definition 3; Cuff & Yu, seed 001, Definition 1 with every pair of
-inputs neighbours). The smallest such eps is ``ldp_epsilon``.
+([robust-dp-hamming, Definition 3]; [mi-dp, Definition 1] with every pair of inputs
+neighbours). The smallest such eps is ``ldp_epsilon``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ def ldp_epsilon(channel) -> float:
     """eps_DP(channel) = max_y log( max_x P(y|x) / min_x P(y|x) ), in nats.
 
     An all-zero column never occurs and is ignored; a column mixing zero and non-zero entries makes
-    the leakage infinite (seed 002, Sec. II).
+    the leakage infinite [robust-dp-hamming, Sec. II].
     """
     c = check_channel(channel)
     top = c.max(axis=0)
@@ -38,8 +38,8 @@ def is_ldp(channel, eps, *, tol: float = 1e-9) -> bool:
 
 
 def randomized_response(n_outputs, eps) -> np.ndarray:
-    """N-ary randomized response, the canonical eps-LDP mechanism (eps: its LDP level) (Kairouz et al.; seed 003,
-    Sec. IV-A; for N = 2 the binary symmetric channel of seed 001, Property 1's extreme pair).
+    """N-ary randomized response, the canonical eps-LDP mechanism (eps: its LDP level) ([kairouz2016];
+    [worst-case-pml, Sec. IV-A]; for N = 2 the binary symmetric channel of [mi-dp], Property 1's extreme pair).
 
     P(y|x) = e^eps / (e^eps + N - 1) if y = x, else 1 / (e^eps + N - 1); eps >= 0 in nats
     (``inf`` gives the identity). N >= 1. Its LDP leakage is exactly eps.

@@ -1,6 +1,6 @@
 """Differential privacy measured three ways (eps-DP, KL-DP, MI-DP) and the bounds relating them.
 
-Cuff & Yu, "Differential privacy as a mutual information constraint" (seed 001).
+Cuff & Yu, "Differential privacy as a mutual information constraint" [mi-dp].
 
 Mechanisms. A mechanism on a database of ``n`` entries with finite alphabets ``X_1, ..., X_n`` is
 an array ``channel[x_1, ..., x_n, y] = P(Y = y | X = (x_1, ..., x_n))`` of shape
@@ -76,7 +76,7 @@ def check_mechanism(channel, name: str = "channel") -> np.ndarray:
 def neighbour_channels(channel) -> Iterator[tuple[int, tuple[int, ...], np.ndarray]]:
     """Yield ``(i, x_rest, W)``: for each entry ``i`` and each value ``x_rest`` of the other entries,
     the row-restricted channel ``W[x_i, y] = P(y | x_i, x^{-i} = x_rest)``; its rows are pairwise
-    neighbours (Definition 3, seed 001). A 2-D channel yields itself once (``i = 0``, ``x_rest = ()``).
+    neighbours (Definition 3, [mi-dp]). A 2-D channel yields itself once (``i = 0``, ``x_rest = ()``).
     """
     m = check_mechanism(channel)
     sizes = m.shape[:-1]
@@ -87,7 +87,7 @@ def neighbour_channels(channel) -> Iterator[tuple[int, tuple[int, ...], np.ndarr
 
 
 def erasure_channel(alphabet_size, erasure_prob) -> np.ndarray:
-    """Example 3.3 (seed 001, eq. 36): Y = X with probability 1 - e, Y = erasure with probability e.
+    """Example 3.3 [mi-dp, eq. 36]: Y = X with probability 1 - e, Y = erasure with probability e.
 
     Shape ``(|X|, |X| + 1)``, the last column is the erasure symbol; |X| >= 2, e in [0, 1]."""
     k = check_count(alphabet_size, "alphabet_size", low=2)
@@ -99,7 +99,7 @@ def erasure_channel(alphabet_size, erasure_prob) -> np.ndarray:
 
 
 def erasure_channel_capacity(alphabet_size, erasure_prob) -> float:
-    """Capacity of the erasure channel, C = (1 - e) log |X| nats (seed 001, Example 3.3, eq. 37);
+    """Capacity of the erasure channel, C = (1 - e) log |X| nats [mi-dp, Example 3.3, eq. 37];
     |X| >= 2, e in [0, 1]. This is also its MI-DP level as a single-entry mechanism."""
     k = check_count(alphabet_size, "alphabet_size", low=2)
     e = check_probability(erasure_prob, "erasure_prob", open_low=False)
@@ -110,14 +110,14 @@ def erasure_channel_capacity(alphabet_size, erasure_prob) -> float:
 
 
 def dp_epsilon(channel) -> float:
-    """Smallest eps with eps-DP (seed 001, Definitions 1, 4, 5): max over neighbouring databases
+    """Smallest eps with eps-DP [mi-dp, Definitions 1, 4, 5]: max over neighbouring databases
     x ~ x' of D_inf(P_{Y|x} || P_{Y|x'}) = max_{i, x^{-i}} ldp_epsilon(W_{i, x^{-i}}), nats, in
     [0, inf]."""
     return max(ldp_epsilon(w) for _, _, w in neighbour_channels(channel))
 
 
 def kl_dp_level(channel) -> float:
-    """Smallest eps with eps-KL-DP (seed 001, Definition 7, eq. 14): max over neighbouring
+    """Smallest eps with eps-KL-DP [mi-dp, Definition 7, eq. 14]: max over neighbouring
     databases x ~ x' of D(P_{Y|x} || P_{Y|x'}), nats, in [0, inf]."""
     best = 0.0
     for _, _, w in neighbour_channels(channel):
@@ -127,7 +127,7 @@ def kl_dp_level(channel) -> float:
 
 
 def delta_dp_level(channel) -> float:
-    """Smallest delta with (0, delta)-DP (seed 001, Definition 6 at eps = 0, eq. 8): max over
+    """Smallest delta with (0, delta)-DP [mi-dp, Definition 6 at eps = 0, eq. 8]: max over
     neighbouring databases of TV(P_{Y|x}, P_{Y|x'}), in [0, 1]."""
     best = 0.0
     for _, _, w in neighbour_channels(channel):
@@ -137,7 +137,7 @@ def delta_dp_level(channel) -> float:
 
 
 def mi_dp_level(channel, *, tol: float = 1e-12) -> float:
-    """Smallest eps with eps-MI-DP (seed 001, Definition 2, eq. 2), nats:
+    """Smallest eps with eps-MI-DP [mi-dp, Definition 2, eq. 2], nats:
     sup_{P_X} max_i I(X_i; Y | X^{-i}) = max_{i, x^{-i}} C(W_{i, x^{-i}}) (see the module docstring
     for why the supremum is this maximum of capacities). For a single-entry database (2-D channel)
     it is the channel capacity. Values in [0, log min(|X_i|, |Y|)]; Blahut-Arimoto to ``tol``."""
@@ -148,7 +148,7 @@ def mi_dp_level(channel, *, tol: float = 1e-12) -> float:
 
 
 def kl_dp_bound(eps):
-    """Property 1 (seed 001, tight): eps-closeness implies D(P || Q) <= eps tanh(eps / 2)
+    """Property 1 [mi-dp, tight]: eps-closeness implies D(P || Q) <= eps tanh(eps / 2)
     = eps (e^eps - 1) / (e^eps + 1) nats; eps >= 0 (inf gives inf). Tight for the binary
     randomized response pair (Appendix A)."""
     eps = check_epsilon(eps)
@@ -156,13 +156,13 @@ def kl_dp_bound(eps):
 
 
 def kl_dp_bound_relaxed(eps):
-    """Property 1's relaxation (seed 001, eq. 82): eps tanh(eps / 2) <= eps^2 / 2 nats; eps >= 0."""
+    """Property 1's relaxation [mi-dp, eq. 82]: eps tanh(eps / 2) <= eps^2 / 2 nats; eps >= 0."""
     eps = check_epsilon(eps)
     return eps * eps / 2.0
 
 
 def delta_from_mi_dp(eps_mi) -> float:
-    """Lemma 2, tight form (seed 001, eq. 28): eps-MI-DP implies (0, delta)-DP with
+    """Lemma 2, tight form [mi-dp, eq. 28]: eps-MI-DP implies (0, delta)-DP with
     delta = 1 - 2 h^{-1}(log 2 - eps_mi), h^{-1} the inverse of the increasing part of the binary
     entropy in nats; eps_mi in (0, log 2] nats (beyond log 2 the implication is vacuous, delta = 1).
     Achieved by the binary symmetric channel with crossover h^{-1}(log 2 - eps_mi) (Appendix C)."""
@@ -171,7 +171,7 @@ def delta_from_mi_dp(eps_mi) -> float:
 
 
 def delta_from_mi_dp_relaxed(eps_mi) -> float:
-    """Lemma 2, relaxed form (seed 001, eq. 27): eps-MI-DP implies (0, delta)-DP with
+    """Lemma 2, relaxed form [mi-dp, eq. 27]: eps-MI-DP implies (0, delta)-DP with
     delta = sqrt(2 eps_mi); eps_mi >= 0 nats. Only informative (delta < 1) for eps_mi < 1/2."""
     eps_mi = check_scalar(eps_mi, "eps_mi", low=0.0)
     return math.sqrt(2.0 * eps_mi)
@@ -196,7 +196,7 @@ class DPSandwich:
 
 
 def dp_sandwich(channel) -> DPSandwich:
-    """Lemma 1 (seed 001, eqs. 21-23) measured on a mechanism: eps-DP => (eps tanh(eps/2))-KL-DP
+    """Lemma 1 [mi-dp, eqs. 21-23] measured on a mechanism: eps-DP => (eps tanh(eps/2))-KL-DP
     => (eps tanh(eps/2))-MI-DP, so mi_dp <= kl_dp <= kl_bound(eps_dp) <= eps_dp (nats)."""
     m = check_mechanism(channel)
     eps = dp_epsilon(m)

@@ -63,7 +63,7 @@ def max_divergence(p, q) -> float:
 
 def total_variation(p, q) -> float:
     """Total variation distance TV(P, Q) = max_A |P(A) - Q(A)| = (1/2) sum_y |P(y) - Q(y)|,
-    in [0, 1] (seed 001, eq. 8: (0, delta)-closeness is TV <= delta)."""
+    in [0, 1] [mi-dp, eq. 8: (0, delta)-closeness is TV <= delta]."""
     p = check_distribution(p, "p")
     q = check_distribution(q, "q")
     if p.size != q.size:
@@ -80,7 +80,7 @@ def mutual_information(channel, prior) -> float:
 
 
 def channel_capacity(channel, *, tol: float = 1e-12, max_iter: int = 100_000):
-    """Capacity max_P I(X; Y) of a channel by Blahut-Arimoto, nats.
+    """Capacity max_P I(X; Y) of a channel by Blahut-Arimoto [blahut1972, arimoto1972], nats.
 
     Returns ``(capacity, optimal_input)``. Iterates until the standard upper and lower bounds on the
     capacity (max_x D(W_x || Q) and I) are within ``tol``.
@@ -106,7 +106,7 @@ def rate_distortion_point(prior, distortion, slope: float, *, tol: float = 1e-12
     """One point of the rate-distortion curve of ``prior`` by Blahut-Arimoto at a given ``slope``.
 
     Minimises I(X; Y) + slope * E d(X, Y) over test channels; returns ``(rate, mean_distortion,
-    channel)``. Sweeping ``slope`` in (0, inf) traces R(D) from D_max down to D_min (Blahut 1972).
+    channel)``. Sweeping ``slope`` in (0, inf) traces R(D) from D_max down to D_min [blahut1972].
     """
     p = check_distribution(prior)
     d = np.asarray(distortion, dtype=float)
@@ -131,7 +131,7 @@ def rate_distortion_point(prior, distortion, slope: float, *, tol: float = 1e-12
 
 
 def empirical_mutual_information_counts(counts):
-    """Empirical MI of a 2-D frequency table, nats (empirical-pml, seed 000, eq. (67)).
+    """Empirical MI of a 2-D frequency table, nats [empirical-pml, eq. (67)].
 
     Î(X; Y) = sum_{i,k} f(x_i, y_k)/m log( m f(x_i, y_k) / (f(x_i) f(y_k)) ), m = total count (the
     "N" inside the log of (67) is the number of samples m). ``counts[..., i, k]`` = f(x_i, y_k) >= 0,
@@ -155,7 +155,7 @@ def empirical_mutual_information_counts(counts):
 
 
 def empirical_mutual_information(x, y) -> float:
-    """Empirical MI Î(X; Y) of paired samples (seed 000, eq. (67)), nats: the 2-D table of (x_j, y_j)
+    """Empirical MI Î(X; Y) of paired samples [empirical-pml, eq. (67)], nats: the 2-D table of (x_j, y_j)
     frequencies passed to :func:`empirical_mutual_information_counts`. Equal-length, non-empty."""
     x = np.asarray(x)
     y = np.asarray(y)

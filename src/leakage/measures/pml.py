@@ -1,6 +1,6 @@
 """Pointwise maximal leakage (PML) of a channel under a prior.
 
-PML of an outcome y (Saeidian et al.; empirical-pml seed 000, eqs. (2)-(4)):
+PML of an outcome y ([saeidian-pml]; [empirical-pml, eqs. (2)-(4)]):
 
     l(X -> y) = log( max_{x in supp P_X} P(y|x) / P_Y(y) ),   P_Y = P_X @ channel   [nats]
 
@@ -22,7 +22,7 @@ def output_distribution(channel, prior) -> np.ndarray:
 
 
 def pointwise_maximal_leakage(channel, prior) -> np.ndarray:
-    """l(X -> y) for every output y, in nats (seed 000, eq. (4)).
+    """l(X -> y) for every output y, in nats [empirical-pml, eq. (4)].
 
     Outputs outside supp(P_Y) never occur and leak nothing: their entry is 0.
     """
@@ -37,12 +37,12 @@ def pointwise_maximal_leakage(channel, prior) -> np.ndarray:
 
 
 def epsilon_min(channel, prior) -> float:
-    """The smallest eps for which ``channel`` is eps-PML under ``prior`` (seed 000, eq. (8))."""
+    """The smallest eps for which ``channel`` is eps-PML under ``prior`` [empirical-pml, eq. (8)]."""
     return float(pointwise_maximal_leakage(channel, prior).max())
 
 
 def epsilon_max(prior) -> float:
-    """eps_max = -log min_{x in supp} P_X(x): every channel is eps_max-PML (seed 000, Sec. II)."""
+    """eps_max = -log min_{x in supp} P_X(x): every channel is eps_max-PML [empirical-pml, Sec. II]."""
     p = check_distribution(prior)
     return float(-np.log(p[p > 0].min()))
 

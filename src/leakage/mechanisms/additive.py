@@ -1,4 +1,4 @@
-"""Additive-noise mechanisms for a binary X in {-1, +1} (empirical-pml, seed 000, Section VI).
+"""Additive-noise mechanisms for a binary X in {-1, +1} [empirical-pml, Section VI].
 
 Throughout, ``p`` is P_X(x1) with x1 = -1, x2 = +1, and ``p_min = min(p, 1 - p)``. All leakages and
 privacy parameters are in nats.
@@ -56,7 +56,7 @@ def _scalar_or_array(a: np.ndarray):
 
 
 def ball_min_probability(p_hat_min, beta):
-    """The smallest p_min over B_beta(P̂) within the simplex: max(0, p̂_min - beta/2) (seed 000, Sec. VI-A).
+    """The smallest p_min over B_beta(P̂) within the simplex: max(0, p̂_min - beta/2) [empirical-pml, Sec. VI-A].
 
     For binary X the l1-ball ||P_X - P̂_X||_1 <= beta moves at most beta/2 of mass, so the least
     likely symbol can drop to p̂_min - beta/2; below 0 the ball holds degenerate distributions and
@@ -71,7 +71,7 @@ def ball_min_probability(p_hat_min, beta):
 
 
 def laplace_epsilon(b, p_min):
-    """PML of the binary Laplace mechanism: eps(b) = 2/b - log(e^{2/b} p_min + 1 - p_min) (seed 000, eq. (49)).
+    """PML of the binary Laplace mechanism: eps(b) = 2/b - log(e^{2/b} p_min + 1 - p_min) [empirical-pml, eq. (49)].
 
     The smallest eps for which Y = X + Laplace(0, b) is eps-PML under a prior with smallest mass
     ``p_min``; nats. ``b`` > 0, ``p_min`` in [0, 1/2] (p_min = 0 gives the LDP value 2/b).
@@ -83,7 +83,7 @@ def laplace_epsilon(b, p_min):
 
 
 def laplace_epsilon_estimated(b, p_hat_min, delta, m):
-    """(eps, delta)-PML of the binary Laplace mechanism from an estimate (seed 000, eq. (50)).
+    """(eps, delta)-PML of the binary Laplace mechanism from an estimate [empirical-pml, eq. (50)].
 
     eps(b, delta) = 2/b - log[(p̂_min - beta*(delta)/2)(e^{2/b} - 1) + 1], beta*(delta) of eq. (45)
     from ``m`` samples, i.e. eq. (49) at the ball's smallest mass :func:`ball_min_probability`
@@ -96,7 +96,7 @@ def laplace_epsilon_estimated(b, p_hat_min, delta, m):
 
 
 def laplace_scale(eps, p_min):
-    """The Laplace scale b with eps(b) = ``eps`` in eq. (49), in closed form (seed 000, eq. (49) inverted).
+    """The Laplace scale b with eps(b) = ``eps`` in eq. (49), in closed form [empirical-pml, eq. (49) inverted].
 
     With t = e^{2/b}, (49) reads e^eps = t / (p_min (t - 1) + 1), so
     t = e^eps (1 - p_min) / (1 - p_min e^eps) and b = 2 / log t. For p_min = 0 this is b = 2/eps
@@ -116,7 +116,7 @@ def laplace_scale(eps, p_min):
 
 
 def laplace_scale_for(eps, p_hat_min, delta, m):
-    """The Laplace scale b that makes (50) equal ``eps``: eq. (50) solved for b in closed form (seed 000).
+    """The Laplace scale b that makes (50) equal ``eps``: eq. (50) solved for b in closed form [empirical-pml].
 
     b = 2 / log t, t = e^eps (1 - q) / (1 - q e^eps), q = max(0, p̂_min - beta*(delta)/2); falls back
     to the LDP scale b = 2/eps where q = 0 (Remark 4), and is 0 (no noise needed) where
@@ -128,7 +128,7 @@ def laplace_scale_for(eps, p_hat_min, delta, m):
 
 
 def laplace_ldp_scale(eps):
-    """The scale of the eps-LDP Laplace mechanism on {-1, +1}: b = 2/eps (seed 000, Remark 4, eq. (51)).
+    """The scale of the eps-LDP Laplace mechanism on {-1, +1}: b = 2/eps [empirical-pml, Remark 4, eq. (51)].
 
     Sensitivity 2 (the distance between the two inputs). ``eps`` > 0.
     """
@@ -137,7 +137,7 @@ def laplace_ldp_scale(eps):
 
 
 def laplace_flip_probability(b):
-    """P(release (66) != X) for Y = X + Laplace(0, b): 1/2 e^{-1/b} (seed 000, eqs. (47), (66)).
+    """P(release (66) != X) for Y = X + Laplace(0, b): 1/2 e^{-1/b} [empirical-pml, eqs. (47), (66)].
 
     X = -1 is released as +1 iff L >= 1, X = +1 as -1 iff L < -1: both have probability
     1/2 e^{-1/b}. ``b`` >= 0 (b = 0, no noise, never flips); vectorised.
@@ -148,12 +148,12 @@ def laplace_flip_probability(b):
 
 
 def threshold_release(y):
-    """The binary release of a noisy value: -1 if y < 0, else +1 (seed 000, eq. (66)). Vectorised, int8."""
+    """The binary release of a noisy value: -1 if y < 0, else +1 [empirical-pml, eq. (66)]. Vectorised, int8."""
     return np.where(np.asarray(y) < 0, -1, 1).astype(np.int8)
 
 
 def laplace_mechanism(x, b, rng: np.random.Generator, *, noise=None):
-    """Y = X + L with L ~ Laplace(0, b) i.i.d. per entry (seed 000, eqs. (47)-(48)).
+    """Y = X + L with L ~ Laplace(0, b) i.i.d. per entry [empirical-pml, eqs. (47)-(48)].
 
     ``noise``: optional standard Laplace draws (scale 1) of the shape of ``x``; Y = x + b * noise,
     so one draw serves every scale (common random numbers). ``b`` > 0.
@@ -175,7 +175,7 @@ def _check_gaussian(sigma, p):
 
 
 def gaussian_leakage(y, sigma, p):
-    """PML l(X -> y) of Y = X + N(0, sigma^2) under P_X(-1) = p (seed 000, eqs. (54)-(57)).
+    """PML l(X -> y) of Y = X + N(0, sigma^2) under P_X(-1) = p [empirical-pml, eqs. (54)-(57)].
 
     l(y) = log max_x f(y|x) / f_Y(y) = -log(p e^{-2y/sigma^2} + 1 - p) for y >= 0 and
     -log(p + (1 - p) e^{2y/sigma^2}) for y < 0. Nats. ``sigma`` > 0, ``p`` in [0, 1]; vectorised in y.
@@ -189,7 +189,7 @@ def gaussian_leakage(y, sigma, p):
 
 
 def gaussian_violation_set(eps, sigma, p):
-    """The outcomes that violate eps-PML, E_eps(P_X) = (-inf, y_-) u (y_+, inf) (seed 000, eq. (58)).
+    """The outcomes that violate eps-PML, E_eps(P_X) = (-inf, y_-) u (y_+, inf) [empirical-pml, eq. (58)].
 
     From (54): y_+ = -(sigma^2/2) log((e^{-eps} - 1 + p)/p) (empty, +inf, if e^{-eps} <= 1 - p) and
     y_- = (sigma^2/2) log((e^{-eps} - p)/(1 - p)) (empty, -inf, if e^{-eps} <= p). Returns
@@ -213,7 +213,7 @@ def _violation_ends(eps, sigma, p):
 
 
 def gaussian_violation_probability(eps, sigma, p):
-    """P_{Y ~ P_Y}[E_eps(P_X)], the probability that the eps-PML bound fails (seed 000, eqs. (60)-(62)).
+    """P_{Y ~ P_Y}[E_eps(P_X)], the probability that the eps-PML bound fails [empirical-pml, eqs. (60)-(62)].
 
     = p [Phi((y_- + 1)/sigma) + Q((y_+ + 1)/sigma)] + (1 - p) [Phi((y_- - 1)/sigma) + Q((y_+ - 1)/sigma)]
     with the ends of :func:`gaussian_violation_set`. ``eps`` >= 0, ``sigma`` > 0, ``p`` in [0, 1];
@@ -234,7 +234,7 @@ def _violation_probability(eps, sigma, p):
 
 
 def ball_interval(p_hat, beta):
-    """B_beta(P̂) for binary X as the interval of P_X(x1): [p̂ - beta/2, p̂ + beta/2] ∩ [0, 1] (seed 000, eq. (31)).
+    """B_beta(P̂) for binary X as the interval of P_X(x1): [p̂ - beta/2, p̂ + beta/2] ∩ [0, 1] [empirical-pml, eq. (31)].
 
     ``p_hat`` in (0, 1), ``beta`` >= 0. Returns ``(low, high)``.
     """
@@ -244,7 +244,7 @@ def ball_interval(p_hat, beta):
 
 
 def gaussian_delta1(eps, sigma, p_hat, beta, *, n_grid: int = 129, xtol: float = 1e-12, max_peaks: int = 3):
-    """delta1(eps) = sup over P_X in B_beta(P̂) of P_Y[E_eps(P_X)] (seed 000, eq. (59)).
+    """delta1(eps) = sup over P_X in B_beta(P̂) of P_Y[E_eps(P_X)] [empirical-pml, eq. (59)].
 
     A 1-D supremum over p = P_X(x1) in :func:`ball_interval`: the closed-form violation
     probability is evaluated on ``n_grid`` points, and each local maximum of the grid (endpoints
@@ -275,7 +275,7 @@ def gaussian_delta1(eps, sigma, p_hat, beta, *, n_grid: int = 129, xtol: float =
 
 
 def gaussian_epsilon_star(eps, beta):
-    """eps* = eps - log(1 - beta e^eps / 2), the leakage bound over B_beta(P̂) (seed 000, eq. (64)).
+    """eps* = eps - log(1 - beta e^eps / 2), the leakage bound over B_beta(P̂) [empirical-pml, eq. (64)].
 
     From Theorem 4 (eq. (63)); nats. ``eps`` >= 0, ``beta`` >= 0 with beta e^eps < 2; vectorised.
     """
@@ -288,7 +288,7 @@ def gaussian_epsilon_star(eps, beta):
 
 
 def gaussian_delta_star(delta1, delta2):
-    """delta* = delta1 + delta2 - delta1 delta2, the union of both failures (seed 000, eq. (65)).
+    """delta* = delta1 + delta2 - delta1 delta2, the union of both failures [empirical-pml, eq. (65)].
 
     ``delta1``, ``delta2`` in [0, 1]; vectorised.
     """
@@ -301,7 +301,7 @@ def gaussian_delta_star(delta1, delta2):
 
 
 def pldp_gaussian_sigma(eps, delta, sensitivity: float = 2.0):
-    """sigma_pLDP = Delta (f + sqrt(f^2 + eps)) / (sqrt(2) eps), f = erfcinv(delta) (seed 000, eq. (70)).
+    """sigma_pLDP = Delta (f + sqrt(f^2 + eps)) / (sqrt(2) eps), f = erfcinv(delta) [empirical-pml, eq. (70)].
 
     The noise of the (eps, delta)-probabilistic-LDP Gaussian mechanism ([34, Thm. 8]); with
     Delta = 2 this is sqrt(2)(f + sqrt(f^2 + eps))/eps as in (70). ``eps`` > 0 (nats),
@@ -315,7 +315,7 @@ def pldp_gaussian_sigma(eps, delta, sensitivity: float = 2.0):
 
 
 def pldp_gaussian_delta(eps, sigma, sensitivity: float = 2.0):
-    """The delta with sigma_pLDP(eps, delta) = sigma: eq. (70) inverted in delta (seed 000).
+    """The delta with sigma_pLDP(eps, delta) = sigma: eq. (70) inverted in delta [empirical-pml].
 
     With s = sqrt(2) eps sigma / Delta, (70) gives f = (s^2 - eps) / (2 s) and delta = erfc(f);
     where f < 0 (sigma too small for any delta <= 1 at this eps) the result is capped at 1 (no

@@ -1,4 +1,4 @@
-"""Plots of mi-dp (seed 001) fig1 (Lemma 1's sandwich) and fig2 (Lemma 2), drawn from the tables."""
+"""Plots of mi-dp fig1 (Lemma 1's sandwich) and fig2 (Lemma 2), drawn from the tables."""
 
 from __future__ import annotations
 

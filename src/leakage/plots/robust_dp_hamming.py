@@ -1,4 +1,4 @@
-"""robust-dp-hamming (seed 002) figures, drawn from their tables only."""
+"""robust-dp-hamming figures, drawn from their tables only."""
 
 from __future__ import annotations
 

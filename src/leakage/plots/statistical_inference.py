@@ -1,4 +1,4 @@
-"""statistical-inference (seed 004) figures, drawn only from their tables."""
+"""statistical-inference figures, drawn only from their tables."""
 
 from __future__ import annotations
 

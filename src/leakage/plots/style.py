@@ -1,4 +1,4 @@
-"""One plotting style for every paper, and the writers for figures and their tidy tables.
+"""One plotting style for every paper, and the writer of figures (tables: :mod:`leakage.tables`).
 
 A figure ``F`` of paper ``P`` is ``results/P/F.pdf``, ``results/P/F.png`` (>= 150 dpi) and
 ``results/P/F.csv``. Writers are deterministic: same numbers, same bytes (no timestamps in the
@@ -15,6 +15,8 @@ import matplotlib
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
+
+from leakage.tables import atomic_path, save_table  # noqa: E402
 
 #: Resolution of the PNG files.
 PNG_DPI = 200
@@ -81,20 +83,6 @@ def new_figure(ncols: int = 1, nrows: int = 1, **kwargs):
     return plt.subplots(nrows, ncols, squeeze=False, **kwargs)
 
 
-def _atomic_path(path: Path) -> Path:
-    return path.with_name(f".{path.name}.tmp{os.getpid()}")
-
-
-def save_table(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write a tidy table as CSV: header row, no index, full float precision, atomically."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = _atomic_path(path)
-    table.to_csv(tmp, index=False, lineterminator="\n")
-    os.replace(tmp, path)
-    return path
-
-
 def save_figure(fig, stem: str | Path) -> tuple[Path, Path]:
     """Write ``stem.pdf`` and ``stem.png`` without timestamps, then close the figure."""
     stem = Path(stem)
@@ -106,7 +94,7 @@ def save_figure(fig, stem: str | Path) -> tuple[Path, Path]:
         (pdf, {"metadata": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None}}),
         (png, {"dpi": PNG_DPI, "metadata": {"Software": None}}),
     ):
-        tmp = _atomic_path(out)
+        tmp = atomic_path(out)
         fig.savefig(tmp, format=out.suffix[1:], **kwargs)
         os.replace(tmp, out)
     plt.close(fig)

@@ -1,4 +1,4 @@
-"""worst-case-pml (seed 003) figures, drawn from their tidy tables only."""
+"""worst-case-pml figures, drawn from their tidy tables only."""
 
 from __future__ import annotations
 

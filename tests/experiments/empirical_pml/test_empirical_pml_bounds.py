@@ -1,4 +1,4 @@
-"""empirical-pml fig2a, fig2b, fig3a, fig3b: tables per FIGURES.md, claims, config/schema, plots."""
+"""empirical-pml fig2a, fig2b, fig3a, fig3b: tables per docs/figures.md, claims, config/schema, plots."""
 
 import pathlib
 

@@ -1,4 +1,4 @@
-"""empirical-pml fig4-fig7 (seed 000, Section VI-C): the Adult simulation paths, the tables, the claims."""
+"""empirical-pml fig4-fig7 [empirical-pml, Section VI-C]: the Adult simulation paths, the tables, the claims."""
 
 import numpy as np
 import pandas as pd

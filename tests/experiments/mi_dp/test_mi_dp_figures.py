@@ -1,4 +1,4 @@
-"""mi-dp (seed 001, Cuff & Yu): the figures' tables, the claims on them, the plots and the config.
+"""mi-dp [mi-dp, Cuff & Yu]: the figures' tables, the claims on them, the plots and the config.
 
 Paper checks: Lemma 1 (eq. 23) on randomized response, Property 1's tightness (Appendix A),
 Lemma 2's tight (28) and relaxed (27) forms (Appendix C), checked against closed forms written here.

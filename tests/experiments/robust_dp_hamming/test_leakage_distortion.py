@@ -1,4 +1,4 @@
-"""DP and MI leakage vs Hamming distortion over source sets (seed 002): the exact solvers against
+"""DP and MI leakage vs Hamming distortion over source sets [robust-dp-hamming]: the exact solvers against
 the paper's closed forms (Theorem 1, Lemma 5, Lemma 6), Blahut-Arimoto rate-distortion, and the
 validity of the optimal mechanisms."""
 
@@ -35,12 +35,12 @@ CROSSING = np.array([[0.6, 0.3, 0.1], [0.3, 0.6, 0.1]])  # Class III, M = 3
 
 
 def theorem1(M, D):
-    """seed 002, Theorem 1, written out independently of the library."""
+    """[robust-dp-hamming], Theorem 1, written out independently of the library."""
     return np.log((M - 1) * (1 - D) / D) if D < (M - 1) / M else 0.0
 
 
 def lemma5(M, D):
-    """seed 002, Lemma 5 (Fano), written out independently of the library."""
+    """[robust-dp-hamming], Lemma 5 (Fano), written out independently of the library."""
     if D >= (M - 1) / M:
         return 0.0
     h = -D * np.log(D) - (1 - D) * np.log(1 - D)
@@ -212,7 +212,7 @@ def test_mi_outer_maximisation_over_three_points_beats_a_weight_grid():
     assert sol.eps >= best - 1e-7
 
 
-# ----------------------------------------------------- Class III: Theorem 3's bounds (seed 002)
+# ----------------------------------------------------- Class III: Theorem 3's bounds [robust-dp-hamming]
 
 BOUND_TOL = 1e-7
 

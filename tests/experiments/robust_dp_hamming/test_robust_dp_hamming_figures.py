@@ -1,4 +1,4 @@
-"""robust-dp-hamming (seed 002): the source-set data file, the figure tables and the claims."""
+"""robust-dp-hamming: the source-set data file, the figure tables and the claims."""
 
 import numpy as np
 import pandas as pd
@@ -24,7 +24,7 @@ def _swap(p, a, b):
 
 def test_data_file_is_tables_i_to_iv(inputs):
     data = load_source_sets(inputs["source_sets"])
-    # Tables I and II (specs/robust-dp-hamming.md), typed in here independently of the file
+    # Tables I and II of the paper [robust-dp-hamming], typed in here independently of the file
     assert data["tables"][6]["class_II"] == pytest.approx(np.array([[0.70, 0.15, 0.06, 0.04, 0.03, 0.02]]))
     assert data["tables"][10]["class_II"][1] == pytest.approx([0.35, 0.16, 0.12, 0.10, 0.09, 0.09, 0.05, 0.02, 0.01, 0.01])
     for m, n_ii in ((6, 1), (10, 2)):

@@ -1,4 +1,4 @@
-"""Source sets and their classes (seed 002, Definition 1, Theorem 2(a) eq. (9)), and the pieces,
+"""Source sets and their classes [robust-dp-hamming, Definition 1, Theorem 2(a) eq. (9)], and the pieces,
 folding and P^LB / P^UB of Class III sets (eqs. (13)-(15))."""
 
 from itertools import permutations
@@ -24,7 +24,7 @@ from leakage.experiments.robust_dp_hamming.source_sets import (
     uniform_point,
 )
 
-# the M = 3 example sets of specs/robust-dp-hamming.md (fig1)
+# the M = 3 example sets of docs/figures.md (robust-dp-hamming, fig1)
 TRIANGLE = [[0.5, 0.3, 0.2], [0.2, 0.5, 0.3], [0.3, 0.2, 0.5]]
 ORDERED = [[0.6, 0.3, 0.1], [0.5, 0.35, 0.15]]
 CROSSING = [[0.6, 0.3, 0.1], [0.3, 0.6, 0.1]]

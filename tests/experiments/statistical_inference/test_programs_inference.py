@@ -1,4 +1,4 @@
-"""Calmon & Fawaz (seed 004): leakage programs, counting query, information privacy, Theorem 4."""
+"""Calmon & Fawaz [statistical-inference]: leakage programs, counting query, information privacy, Theorem 4."""
 
 import itertools
 import math

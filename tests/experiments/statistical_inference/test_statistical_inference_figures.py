@@ -1,4 +1,4 @@
-"""statistical-inference (seed 004): figure tables, claims, plots and the config schema."""
+"""statistical-inference: figure tables, claims, plots and the config schema."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""leakage.experiments.worst_case_pml.programs: utility-safe mechanism, eps*(k), Proposition 1 (worst-case-pml, seed 003)."""
+"""leakage.experiments.worst_case_pml.programs: utility-safe mechanism, eps*(k), Proposition 1 [worst-case-pml]."""
 
 import itertools
 import math

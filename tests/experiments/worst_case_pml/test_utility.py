@@ -1,4 +1,4 @@
-"""leakage.experiments.worst_case_pml.utility: order matrix, worst-case utility, Monte Carlo worst case (seed 003, Sec. II)."""
+"""leakage.experiments.worst_case_pml.utility: order matrix, worst-case utility, Monte Carlo worst case [worst-case-pml, Sec. II]."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""worst-case-pml (seed 003): figure tables, claims, plots and config (Sec. IV, Figs. 1-3)."""
+"""worst-case-pml: figure tables, claims, plots and config (Sec. IV, Figs. 1-3)."""
 
 import math
 

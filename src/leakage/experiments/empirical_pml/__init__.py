@@ -1,4 +1,4 @@
-"""empirical-pml (seed 000): Grosse, Saeidian, Oechtering, Skoglund, PML mechanism design from
+"""empirical-pml: Grosse, Saeidian, Oechtering, Skoglund, PML mechanism design from
 empirical distributions.
 
 Two parts: ``bounds`` (fig2a, fig2b, fig3a, fig3b: leakage sensitivity on l1-balls and the

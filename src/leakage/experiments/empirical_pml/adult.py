@@ -1,4 +1,4 @@
-"""The binary Laplace experiment on Adult features (empirical-pml, seed 000, Section VI-C1).
+"""The binary Laplace experiment on Adult features [empirical-pml, Section VI-C1].
 
 Each iteration shuffles the records, takes the first m, estimates P̂ from them (13), picks a
 Laplace scale b per setting (method, eps, delta), perturbs the m bits with Laplace noise (47),

@@ -1,4 +1,4 @@
-"""empirical-pml (seed 000) fig2a, fig2b, fig3a, fig3b: leakage sensitivity on l1-balls and the
+"""empirical-pml fig2a, fig2b, fig3a, fig3b: leakage sensitivity on l1-balls and the
 (eps, delta) trade-off of estimation.
 
 * fig2a / fig2b (Fig. 2): Theorem 4's bound (32) vs the true leakage increase D_inf(P_Y || Q_Y) of
@@ -7,7 +7,7 @@
 * fig3a (Fig. 3a): Corollary 3's delta_min(eps') (39), capped at 1, for several sample sizes m.
 * fig3b (Fig. 3b): eps'(delta) of eq. (38) as a function of m for several design eps.
 
-Columns and defaults: ../shared/specs/FIGURES.md (empirical-pml).
+Columns and defaults: docs/figures.md (empirical-pml).
 """
 
 from __future__ import annotations
@@ -228,7 +228,7 @@ def _fig3b_claims(table: pd.DataFrame) -> list[Claim]:
 
 
 def check_claims(tables: dict, settings: dict, rng=None) -> list[Claim]:
-    """The claims of fig2a, fig2b, fig3a, fig3b (FIGURES.md) on the computed tables."""
+    """The claims of fig2a, fig2b, fig3a, fig3b (docs/figures.md) on the computed tables."""
     claims: list[Claim] = []
     for figure in ("fig2a", "fig2b"):
         if figure in tables:

@@ -1,6 +1,6 @@
-"""mi-dp (seed 001): Cuff & Yu, Differential privacy as a mutual information constraint.
+"""mi-dp: Cuff & Yu, Differential privacy as a mutual information constraint.
 
-The paper has no numerical figures; ours (specs/inference-and-mi-dp.md, FIGURES.md):
+The paper has no numerical figures; ours (docs/figures.md):
 
 * fig1: Lemma 1's sandwich on binary randomized response at eps-DP, eps in (0, eps_max]:
   measures ``eps_dp`` (the DP level), ``kl_bound`` (Property 1: eps tanh(eps/2)), ``mi_dp_exact``
@@ -30,7 +30,7 @@ from leakage.measures.dp_relations import (
 )
 from leakage.measures.information import binary_entropy
 
-#: fig1 measures in plotting order (the first three are required by FIGURES.md).
+#: fig1 measures in plotting order (the first three are required by docs/figures.md).
 FIG1_MEASURES = ["eps_dp", "kl_bound", "mi_dp_exact", "kl_exact", "kl_relaxed"]
 
 

@@ -1,4 +1,4 @@
-"""robust-dp-hamming (seed 002): Kalantari, Sankar & Sarwate, robust privacy-utility tradeoffs
+"""robust-dp-hamming: Kalantari, Sankar & Sarwate, robust privacy-utility tradeoffs
 under differential privacy and Hamming distortion.
 
 fig1: the three source-set classes on the M = 3 simplex; fig4/fig5: least DP leakage vs distortion
@@ -146,7 +146,7 @@ def fig1(settings: dict, rng, inputs: dict) -> pd.DataFrame:
 
 def dp_figure(settings: dict, rng, inputs: dict) -> pd.DataFrame:
     """fig4/fig5: eps*_DP(P, D) (nats) of each source set on the D grid, and for a Class III set
-    Theorem 3's bounds ``eps_dp_lower`` <= eps_dp <= ``eps_dp_upper`` (seed 002, eq. (16))."""
+    Theorem 3's bounds ``eps_dp_lower`` <= eps_dp <= ``eps_dp_upper`` [robust-dp-hamming, eq. (16)]."""
     return _curves(settings, inputs, with_mi=False, with_bounds=True)
 
 
@@ -244,7 +244,7 @@ def _claims_theorem3(fig: str, table: pd.DataFrame) -> list:
 
 
 def check_claims(tables: dict, settings: dict, rng=None) -> list:
-    """The paper's statements (specs/FIGURES.md) checked on the figure tables."""
+    """The paper's statements (docs/figures.md) checked on the figure tables."""
     out = []
     if "fig1" in tables:
         t = tables["fig1"].drop_duplicates("source_set")

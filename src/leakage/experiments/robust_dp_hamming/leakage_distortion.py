@@ -1,5 +1,5 @@
 """Privacy-utility tradeoffs under Hamming distortion over a source set (Kalantari, Sankar &
-Sarwate, seed 002): the least DP leakage eps*_DP(P, D) and the least worst-case mutual-information
+Sarwate, [robust-dp-hamming]): the least DP leakage eps*_DP(P, D) and the least worst-case mutual-information
 leakage eps*_I(P, D) of a (P, D)-valid mechanism, exactly (LP and convex programs), and the paper's
 closed forms (Theorem 1, Lemma 5) that the exact solvers are checked against.
 
@@ -61,7 +61,7 @@ def worst_case_distortion(channel, points) -> float:
 
 # ------------------------------------------------------------------------------------ closed forms
 def class_i_dp_leakage(M: int, D):
-    """Theorem 1 (seed 002, eq. (8)): eps*_DP of a Class I source set, nats.
+    """Theorem 1 [robust-dp-hamming, eq. (8)]: eps*_DP of a Class I source set, nats.
 
     eps*_DP = log((M-1)(1-D)/D) for 0 < D < (M-1)/M, and 0 for (M-1)/M <= D <= 1; M >= 2.
     Vectorised over D.
@@ -76,7 +76,7 @@ def class_i_dp_leakage(M: int, D):
 
 
 def class_i_mi_leakage(M: int, D):
-    """Lemma 5 (seed 002, eq. (24)): eps*_I of a Class I source set, nats.
+    """Lemma 5 [robust-dp-hamming, eq. (24)]: eps*_I of a Class I source set, nats.
 
     eps*_I = log M - h(D) - D log(M-1) for 0 < D < (M-1)/M, else 0 (h: binary entropy, nats);
     M >= 2. Vectorised over D.
@@ -207,8 +207,8 @@ def min_distortion_dp(points, eps):
     """D_min(eps): least worst-case Hamming distortion of an eps-DP mechanism, and the mechanism.
 
     D_min(eps) = min_Q max_{P in conv(points)} sum_i P_i (1 - Q(i|i)) over row-stochastic M x M Q
-    with Q(j|i) <= e^eps Q(j|i') for all i, i', j (seed 002, Definitions 2-3; the LP of
-    specs/robust-dp-hamming.md). Non-increasing in eps >= 0 (nats); value in [0, 1].
+    with Q(j|i) <= e^eps Q(j|i') for all i, i', j [robust-dp-hamming, Definitions 2-3; the LP of
+    the paper's problem (13)]. Non-increasing in eps >= 0 (nats); value in [0, 1].
     eps in [0, EPS_REACH] (18 nats; the LP's reach, ValueError beyond) or inf (D_min = 0, Q = I).
     Returns ``(D_min, Q)``.
     """
@@ -302,8 +302,8 @@ def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None
 def dp_leakage_distortion(points, D, *, tol: float = EPS_TOL) -> DPSolution:
     """eps*_DP(P, D) = min over (P, D)-valid Q of eps_DP(Q), exactly, with an optimal Q.
 
-    eps*_DP(P, D) = min{eps : D_min(eps) <= D} (seed 002, eq. (6); D_min of
-    :func:`min_distortion_dp`), found by Brent's method on [0, Theorem 1's value] to ``tol`` nats;
+    eps*_DP(P, D) = min{eps : D_min(eps) <= D} [robust-dp-hamming, eq. (6); D_min of
+    :func:`min_distortion_dp`], found by Brent's method on [0, Theorem 1's value] to ``tol`` nats;
     a jump of eps*_DP at a threshold D^(k) is resolved exactly (no smoothing). D in (0, 1].
     """
     p = check_source_set(points)
@@ -360,7 +360,7 @@ def theorem3_bounds_curve(points, D_values, *, tol: float = EPS_TOL):
 
 def theorem3_bounds(points, D, *, tol: float = EPS_TOL) -> tuple[float, float]:
     """(lower, upper): Theorem 3's bounds on eps*_DP(P, D) at one D, nats; see
-    :func:`theorem3_bounds_curve` (seed 002, eqs. (13)-(18), Remarks 4 and 6)."""
+    :func:`theorem3_bounds_curve` [robust-dp-hamming, eqs. (13)-(18), Remarks 4 and 6]."""
     D = check_distortion(D)
     lower, upper = theorem3_bounds_curve(points, [D], tol=tol)
     return float(lower[0]), float(upper[0])
@@ -489,8 +489,8 @@ def mi_leakage_distortion(points, D, *, tol: float = WEIGHT_TOL) -> MISolution:
     """eps*_I(P, D): least worst-case mutual-information leakage of a (P, D)-valid mechanism.
 
     eps*_I(P, D) = min_Q max_{P in conv(points)} I(P; Q) = max_{P in conv(points)} min_Q I(P; Q)
-    over (P, D)-valid Q (seed 002, eqs. (20)-(22); minimax since I is convex in Q and concave in
-    P). Inner: convex program (cvxpy, CLARABEL); outer: concave maximisation over the mixing
+    over (P, D)-valid Q [robust-dp-hamming, eqs. (20)-(22); minimax since I is convex in Q and concave in
+    P]. Inner: convex program (cvxpy, CLARABEL); outer: concave maximisation over the mixing
     weights (none for one point; for a segment, Brent's root of the non-increasing Danskin
     derivative to ``tol`` in the weight; SLSQP with Danskin's gradient for more points). Nats, >= 0; D in (0, 1].
     """

@@ -2,7 +2,7 @@
 
 A source set is given by a finite list of points (an ``n x M`` array, one distribution per row);
 the set it stands for is their convex hull, which is all that matters for mechanism design under
-a worst-case distortion constraint (Kalantari, Sankar & Sarwate, seed 002, Lemma 2).
+a worst-case distortion constraint (Kalantari, Sankar & Sarwate, [robust-dp-hamming], Lemma 2).
 
 Symbols are indexed from 0 here (the paper's symbol ``i`` is index ``i - 1``).
 """
@@ -18,7 +18,7 @@ from scipy.optimize import linprog
 
 from leakage.validation import check_count, check_distribution
 
-#: The three classes of Definition 1 (seed 002).
+#: The three classes of Definition 1 [robust-dp-hamming].
 CLASSES = ("I", "II", "III")
 
 
@@ -91,7 +91,7 @@ def common_order(points, *, tol: float = 1e-12):
 
 
 def source_class(points) -> str:
-    """The class of a source set (Definition 1, seed 002): "I", "II" or "III".
+    """The class of a source set (Definition 1, [robust-dp-hamming]): "I", "II" or "III".
 
     I: conv(points) contains the uniform distribution; II: not I, and one permutation orders
     every member decreasingly; III: all others.
@@ -114,7 +114,7 @@ def distortion_threshold(points, k: int) -> float:
     0 <= k <= M - 1 (D^(0) = 0). A symbol never output is always distorted, so no mechanism with k
     or more all-zero columns has worst-case Hamming distortion below D^(k). For a Class II set the
     minimising S is the k least likely symbols of the common order, and this is eq. (9),
-    D^(k) = max_P sum_{i = M-k+1}^{M} P_(i) (seed 002, Theorem 2(a)). Unitless, in [0, 1].
+    D^(k) = max_P sum_{i = M-k+1}^{M} P_(i) [robust-dp-hamming, Theorem 2(a)]. Unitless, in [0, 1].
 
     Cost: the general case enumerates all C(M, k) subsets for the n points, exponential in M
     (choosing the k columns that minimise the largest row sum is a combinatorial min-max problem).
@@ -325,7 +325,7 @@ def chamber_halfspaces(order, M: int | None = None):
     """The chamber C_T = {P : P_T(1) >= ... >= P_T(M)} as ``a_ub x <= 0`` (M-1 rows).
 
     ``order`` is the permutation T as an index array (0-based); its chamber is eq. (12)'s S_P for
-    the identity, and the region that T folds onto S_P (seed 002, Section III-C).
+    the identity, and the region that T folds onto S_P [robust-dp-hamming, Section III-C].
     """
     t = np.asarray(order, dtype=int)
     m = t.size if M is None else M
@@ -401,7 +401,7 @@ def _dimension(points: np.ndarray) -> int:
 
 @dataclass(frozen=True)
 class Folding:
-    """The pieces of a source set and their folded equivalents (seed 002, eqs. (13)-(15)).
+    """The pieces of a source set and their folded equivalents [robust-dp-hamming, eqs. (13)-(15)].
 
     ``orders``: the folding permutations T (index arrays), ``pieces[k]``: vertices of
     P|_T = conv(points) ∩ C_T, ``folded[k]`` = T(pieces[k]) ⊂ S_P; ``upper``: vertices of
@@ -505,6 +505,6 @@ def class_iii_folding(points) -> Folding:
     if cls != "III":
         raise ValueError(
             f"points must be a Class III source set (no common order, uniform not in the hull; "
-            f"seed 002, Definition 1), got a Class {cls} set"
+            f"[robust-dp-hamming], Definition 1), got a Class {cls} set"
         )
     return folding(points)

@@ -1,6 +1,6 @@
-"""statistical-inference (seed 004): Calmon & Fawaz, Privacy against statistical inference.
+"""statistical-inference: Calmon & Fawaz, Privacy against statistical inference.
 
-The paper has no numerical figures; ours (specs/inference-and-mi-dp.md):
+The paper has no numerical figures; ours (docs/figures.md):
 
 * fig1 — counting query (Examples 1, 2): the minimum average information leakage (Theorem 1 /
   Corollary 1), the minmax information leakage (Theorem 2 / Corollary 2, line search) and the
@@ -197,7 +197,7 @@ def _fig2_claims(table: pd.DataFrame, s: dict) -> list:
 
 
 def check_claims(tables: dict, settings: dict, rng) -> list:
-    """Claims of seed 004 on fig1 (Examples 1-2, Theorems 1-2, Corollary 2), Theorem 3 on random
+    """Claims of [statistical-inference] on fig1 (Examples 1-2, Theorems 1-2, Corollary 2), Theorem 3 on random
     channels, and fig2 (Theorem 4)."""
     out = []
     if "fig1" in tables:

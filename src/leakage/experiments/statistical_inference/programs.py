@@ -1,4 +1,4 @@
-"""Privacy against statistical inference (Calmon & Fawaz, seed 004), in nats.
+"""Privacy against statistical inference (Calmon & Fawaz, [statistical-inference]), in nats.
 
 Setting: a private variable S and data Y with joint distribution ``joint[s, y] = p(S=s, Y=y)``; the
 user releases U through a privacy-preserving channel ``channel[y, u] = p(U=u | Y=y)``
@@ -121,7 +121,7 @@ def _check_budget(distortion, prior_y, d, what: str) -> float:
 
 
 def expected_distortion(channel, prior_y, distortion_measure) -> float:
-    """E d(Y, U) = sum_{y,u} p(y) p(u|y) d(y, u) (Calmon & Fawaz, seed 004, Definition 2, (6)).
+    """E d(Y, U) = sum_{y,u} p(y) p(u|y) d(y, u) (Calmon & Fawaz, [statistical-inference], Definition 2, (6)).
 
     Units of d; ``channel[y, u] = p(u|y)`` row-stochastic, ``prior_y`` a distribution on Y.
     """
@@ -134,7 +134,7 @@ def expected_distortion(channel, prior_y, distortion_measure) -> float:
 
 
 def _release_joint(channel, joint) -> np.ndarray:
-    """p(s, u) = sum_y p(s, y) p(u|y) (seed 004, (16)-(17))."""
+    """p(s, u) = sum_y p(s, y) p(u|y) [statistical-inference, (16)-(17)]."""
     m = check_channel(channel, "channel")
     j = check_joint(joint)
     if m.shape[0] != j.shape[1]:
@@ -143,7 +143,7 @@ def _release_joint(channel, joint) -> np.ndarray:
 
 
 def average_information_leakage(channel, joint) -> float:
-    """Average information leakage I(S; U) = E_U D(p_{S|U} || p_S), nats (seed 004, Def. 3, (9)).
+    """Average information leakage I(S; U) = E_U D(p_{S|U} || p_S), nats [statistical-inference, Def. 3, (9)].
 
     ``channel[y, u] = p(u|y)``, ``joint[s, y] = p(s, y)``; S -> Y -> U. Range [0, H(S)].
     """
@@ -154,7 +154,7 @@ def average_information_leakage(channel, joint) -> float:
 
 
 def maximum_information_leakage(channel, joint) -> float:
-    """Maximum information leakage max_{u: p(u)>0} H(S) - H(S|U=u), nats (seed 004, Def. 4).
+    """Maximum information leakage max_{u: p(u)>0} H(S) - H(S|U=u), nats [statistical-inference, Def. 4].
 
     ``channel[y, u] = p(u|y)``, ``joint[s, y] = p(s, y)``. Range [0, H(S)] (>= I(S; U)).
     """
@@ -234,7 +234,7 @@ class _AverageLeakageProgram:
 def min_average_leakage(joint, distortion_measure, distortion) -> Solution:
     """Minimum average information leakage min_{p(U|Y)} I(S; U) s.t. E d(Y, U) <= distortion, nats.
 
-    Theorem 1 of Calmon & Fawaz (seed 004), (14)-(17): minimise
+    Theorem 1 of Calmon & Fawaz [statistical-inference], (14)-(17): minimise
     sum_{u,s} p(u|s) p(s) log(p(u|s)/p(u)) over p(u|y), with p(u|s) = sum_y p(y|s) p(u|y) and
     p(u) = sum_s p(u|s) p(s) (a relative-entropy objective, linear constraints). ``joint[s, y]``,
     ``distortion_measure[y, u] >= 0``; distortion >= sum_y p(y) min_u d(y, u) (else the budget is infeasible).
@@ -244,8 +244,8 @@ def min_average_leakage(joint, distortion_measure, distortion) -> Solution:
 
 
 def min_average_leakage_curve(joint, distortion_measure, distortions) -> list:
-    """:func:`min_average_leakage` at several budgets, one compiled program for all (seed 004,
-    Theorem 1). The budgets are solved in increasing order, whatever their order in
+    """:func:`min_average_leakage` at several budgets, one compiled program for all [statistical-inference,
+    Theorem 1]. The budgets are solved in increasing order, whatever their order in
     ``distortions``; returns the :class:`Solution` list in the order of ``distortions``."""
     j = check_joint(joint)
     d = check_distortion(distortion_measure, j.shape[1])
@@ -267,7 +267,7 @@ def min_average_leakage_curve(joint, distortion_measure, distortions) -> list:
 
 
 def min_average_leakage_joint_access(joint, distortion_measure, distortion) -> Solution:
-    """Minimum I(S; U) when the channel p(u | y, s) may use S as well, nats (seed 004, Remark 3).
+    """Minimum I(S; U) when the channel p(u | y, s) may use S as well, nats [statistical-inference, Remark 3].
 
     Theorem 1 with (16) replaced by (18) p(u|s) = sum_y p(y|s) p(u|y, s) (and (19) defining
     p(u|y)); minimised over p(u|y, s) s.t. E d(Y, U) <= distortion. Never above
@@ -305,7 +305,7 @@ def min_average_leakage_joint_access(joint, distortion_measure, distortion) -> S
 
 def rate_distortion_convex(prior_y, distortion_measure, distortion) -> Solution:
     """Rate-distortion R(distortion) = min_{p(U|Y)} I(Y; U) s.t. E d(Y, U) <= distortion, nats, as one convex
-    program (seed 004, Corollary 1 (20)-(21) and Remark 2).
+    program [statistical-inference, Corollary 1 (20)-(21) and Remark 2].
 
     Corollary 1: when Y = f(S) and S -> Y -> U, I(S; U) = I(Y; U), so the minimum average leakage
     is Theorem 1's program with S = Y (joint = diag(p_Y)). Range [0, H(Y)].
@@ -368,7 +368,7 @@ def _minmax_line_search(program, h_s, p_y, d, budget, tol, what, lo=0.0, hi=None
     distortion is <= budget; the answer must lie in the bracket.
 
     The minimum distortion of Theorem 2 is non-increasing in eps, so {eps: D_min(eps) <= budget}
-    is an interval [eps*, H(S)] (seed 004, proof of Theorem 2).
+    is an interval [eps*, H(S)] [statistical-inference, proof of Theorem 2].
     """
 
     def dist(m):
@@ -394,7 +394,7 @@ def _minmax_line_search(program, h_s, p_y, d, budget, tol, what, lo=0.0, hi=None
 
 
 def min_distortion_at_max_leakage(joint, distortion_measure, eps) -> Solution:
-    """Minimum distortion min E d(Y, U) s.t. max_u H(S) - H(S|U=u) <= eps (seed 004, Theorem 2).
+    """Minimum distortion min E d(Y, U) s.t. max_u H(S) - H(S|U=u) <= eps [statistical-inference, Theorem 2].
 
     Program (29)-(32): minimise sum_{y,u} p(u|y) p(y) d(u, y) s.t. (30)-(31) and
     delta p(u) + sum_s p(u, s) log(p(u, s)/p(u)) <= 0 for all u, with delta = H(S) - eps.
@@ -431,7 +431,7 @@ def min_max_leakage(joint, distortion_measure, distortion, *, tol: float = 1e-5)
 
 
 def zeta_distribution(cond_entropy) -> np.ndarray:
-    """zeta(y) = e^{H(S|Y=y)} / sum_y' e^{H(S|Y=y')} (seed 004, Corollary 2 (35), in nats).
+    """zeta(y) = e^{H(S|Y=y)} / sum_y' e^{H(S|Y=y')} [statistical-inference, Corollary 2 (35), in nats].
 
     ``cond_entropy[y] = H(S | Y=y) >= 0`` nats. For the counting query zeta(y) = C(n, y) / 2^n.
     """
@@ -443,7 +443,7 @@ def zeta_distribution(cond_entropy) -> np.ndarray:
 
 
 def maximum_leakage_deterministic(channel, prior_y, cond_entropy) -> float:
-    """Maximum information leakage for Y = f(S) via Corollary 2 (seed 004, (40)), nats:
+    """Maximum information leakage for Y = f(S) via Corollary 2 [statistical-inference, (40)], nats:
 
     max_u H(S) - H(S|U=u) with H(S|U=u) = log sum_y e^{H(S|Y=y)} - D(p_{Y|U=u} || zeta) and
     H(S) = H(Y) + sum_y p(y) H(S|Y=y). ``channel[y, u] = p(u|y)``. Range [0, H(S)].
@@ -465,7 +465,7 @@ def maximum_leakage_deterministic(channel, prior_y, cond_entropy) -> float:
 
 
 def min_max_leakage_deterministic(prior_y, cond_entropy, distortion_measure, distortion, *, tol: float = 1e-5) -> Solution:
-    """Minmax information leakage for Y = f(S), nats (seed 004, Corollary 2 (35) with Theorem 2).
+    """Minmax information leakage for Y = f(S), nats [statistical-inference, Corollary 2 (35) with Theorem 2].
 
     Minimises max_u D(p_{Y|U=u} || zeta) (equivalently max_u H(S) - H(S|U=u)) s.t.
     E d(Y, U) <= distortion, working on Y only: p(u) H(S|U=u) = -sum_y p(y,u) log(p(y,u)/p(u)) +
@@ -480,7 +480,7 @@ def min_max_leakage_curve(
     """:func:`min_max_leakage_deterministic` at several budgets, one compiled program for all.
 
     Sweeps the budgets in increasing order; the minmax leakage is non-increasing in distortion, so each
-    result brackets the next line search from above (seed 004, Theorem 2 / Corollary 2). ``lower``
+    result brackets the next line search from above [statistical-inference, Theorem 2 / Corollary 2]. ``lower``
     (optional, one per budget) are known lower bounds, e.g. the minimum average leakage at the same
     budget (max_u H(S) - H(S|U=u) >= I(S; U)), which bracket it from below. Returns the
     :class:`Solution` list in the order of ``distortions``. Nats.
@@ -514,8 +514,8 @@ def min_max_leakage_curve(
 
 
 def counting_query_prior(n, p) -> np.ndarray:
-    """p_Y(y) = C(n, y) p^y (1-p)^{n-y}, y = 0..n: Y = sum of n iid Bernoulli(p) (seed 004,
-    Examples 1, 2). n >= 1, p in [0, 1]."""
+    """p_Y(y) = C(n, y) p^y (1-p)^{n-y}, y = 0..n: Y = sum of n iid Bernoulli(p) [statistical-inference,
+    Examples 1, 2]. n >= 1, p in [0, 1]."""
     n = check_count(n, "n")
     p = check_probability(p, "p", open_low=False)
     y = np.arange(n + 1)
@@ -524,7 +524,7 @@ def counting_query_prior(n, p) -> np.ndarray:
 
 
 def counting_query_conditional_entropy(n) -> np.ndarray:
-    """H(S | Y=y) = log C(n, y) nats, y = 0..n (seed 004, Example 2): given the count, the iid
+    """H(S | Y=y) = log C(n, y) nats, y = 0..n [statistical-inference, Example 2]: given the count, the iid
     database is uniform on the C(n, y) vectors with y ones. n >= 1."""
     n = check_count(n, "n")
     y = np.arange(n + 1)
@@ -532,7 +532,7 @@ def counting_query_conditional_entropy(n) -> np.ndarray:
 
 
 def counting_query_joint(n, p) -> np.ndarray:
-    """The explicit joint p(s, y) of the counting query (seed 004, Example 1, (7)): s ranges over
+    """The explicit joint p(s, y) of the counting query [statistical-inference, Example 1, (7)]: s ranges over
     {0,1}^n (row index = binary digits), y = sum(s); p(s) = p^{|s|} (1-p)^{n-|s|}.
     1 <= n <= 16 (2^n rows)."""
     n = check_count(n, "n")
@@ -556,7 +556,7 @@ def squared_error(n) -> np.ndarray:
 
 
 def information_privacy_epsilon(channel, prior) -> float:
-    """Information privacy level (seed 004, Definition 6 (42)), nats:
+    """Information privacy level [statistical-inference, Definition 6 (42)], nats:
 
     eps_IP = max_{s: p(s)>0, u: p(u)>0} |log( p(s|u) / p(s) )| = max |log( p(u|s) / p(u) )|.
     ``channel[s, u] = p(u|s)``; inf when some p(u|s) = 0 < p(u). Range [0, inf].
@@ -574,7 +574,7 @@ def information_privacy_epsilon(channel, prior) -> float:
 
 
 def information_privacy_implications(channel, prior) -> dict:
-    """Theorem 3 (seed 004) on a channel: eps-IP => 2 eps-DP (every pair of inputs in the prior's
+    """Theorem 3 [statistical-inference] on a channel: eps-IP => 2 eps-DP (every pair of inputs in the prior's
     support) and average leakage I(S; U) <= eps nats.
 
     Returns ``{"eps_ip", "eps_dp", "average_leakage", "max_divergence_posterior"}``, the last being
@@ -603,7 +603,7 @@ def information_privacy_implications(channel, prior) -> dict:
 def truncated_geometric_channel(n, eps) -> np.ndarray:
     """The truncated geometric (discrete Laplace) eps-DP mechanism on a count y in {0..n}:
     U = min(max(Y + N, 0), n), P(N = z) = (1-a)/(1+a) a^{|z|}, a = e^{-eps} (Ghosh, Roughgarden &
-    Sundararajan 2009; the discrete twin of (43)-(44) of seed 004).
+    Sundararajan 2009; the discrete twin of (43)-(44) of [statistical-inference]).
 
     channel[y, u] = (1-a)/(1+a) a^{|u-y|} for 0 < u < n, a^{y}/(1+a) at u = 0, a^{n-y}/(1+a) at
     u = n. eps-DP for neighbouring counts |y - y'| = 1; eps = inf gives the identity.
@@ -658,7 +658,7 @@ def geometric_epsilon_for_distortion(prior_y, distortion_measure, distortion) ->
 
 
 def comb_prior(n, k) -> np.ndarray:
-    """The comb prior (45) of seed 004: p_Y(y) = 1/(1 + n/k) if y mod k = 0, else 0, y = 0..n.
+    """The comb prior (45) of [statistical-inference]: p_Y(y) = 1/(1 + n/k) if y mod k = 0, else 0, y = 0..n.
     n, k >= 1 integers with n mod k = 0."""
     n, k = check_count(n, "n"), check_count(k, "k")
     if n % k:
@@ -669,7 +669,7 @@ def comb_prior(n, k) -> np.ndarray:
 
 
 def theorem4_lower_bound(n, k, eps) -> float:
-    """Leakage lower bound of Theorem 4 (seed 004), nats:
+    """Leakage lower bound of Theorem 4 [statistical-inference], nats:
 
     I(Y; U) >= (1 - e^{-k eps/2}) log(1 + n/k) - log 2 (the paper's "- 1" is one bit, H(E) <= log 2),
     for the eps-DP Laplace mechanism (43) on the counting query with the comb prior (45).
@@ -684,7 +684,7 @@ def theorem4_lower_bound(n, k, eps) -> float:
 
 def theorem4_exact_leakage(n, k, eps) -> float:
     """Exact I(Y; U) = I(S; U), nats, of the truncated geometric eps-DP mechanism on {0..n} with the
-    comb prior (45) (seed 004, Theorem 4's construction with the discrete mechanism).
+    comb prior (45) [statistical-inference, Theorem 4's construction with the discrete mechanism].
 
     I = sum_{y,u} p(y) p(u|y) log(p(u|y)/p(u)) over the prior's 1 + n/k support points. For large
     n only the band |u - y| <= B of each row is formed, B with e^{-eps B} < 1e-30 (the noise is
@@ -718,8 +718,8 @@ def least_leaking_posterior(joint) -> tuple[np.ndarray, float]:
 
     With S -> Y -> U, p(s | u) = sum_y p(s|y) q(y), so the least informative output (largest
     H(S|U=u), i.e. smallest H(S) - H(S|U=u)) solves max_q H(sum_y p(s|y) q(y)) over the simplex:
-    a concave program in the original S-space. For Y = f(S) Corollary 2 gives q = zeta (seed 004,
-    Example 2: q(y) proportional to C(n, y) for the counting query). Returns ``(q, H(S|U=u))``.
+    a concave program in the original S-space. For Y = f(S) Corollary 2 gives q = zeta [statistical-inference,
+    Example 2: q(y) proportional to C(n, y) for the counting query]. Returns ``(q, H(S|U=u))``.
     """
     import cvxpy as cp
 

@@ -1,4 +1,4 @@
-"""worst-case-pml (seed 003): worst-case utility privacy mechanism via pointwise maximal leakage.
+"""worst-case-pml: worst-case utility privacy mechanism via pointwise maximal leakage.
 
 fig1: counting query (Sec. IV-A) - worst-case utility against eps of the utility-safe mechanism and
 of the exponential and randomized-response mechanisms made eps-PML by Proposition 1 (Monte Carlo
@@ -224,7 +224,7 @@ def _equal_claim(figure: str, table: pd.DataFrame, ks, what: str):
 
 
 def check_claims(tables: dict, settings: dict, rng=None):
-    """The claims of FIGURES.md, checked on the figure tables."""
+    """The claims of docs/figures.md, checked on the figure tables."""
     out = []
     if "fig1" in tables:
         out += _fig1_claims(tables["fig1"], settings.get("fig1", {}))

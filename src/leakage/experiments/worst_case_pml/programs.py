@@ -1,6 +1,6 @@
-"""Worst-case utility mechanisms under pointwise maximal leakage (worst-case-pml, seed 003).
+"""Worst-case utility mechanisms under pointwise maximal leakage [worst-case-pml].
 
-Setting (seed 003, Sec. II; project spec ``specs/worst-case-pml.md``): X on N letters with a
+Setting [worst-case-pml, Sec. II; project spec ``docs/papers/worst-case-pml.md``]: X on N letters with a
 full-support prior P, Y on the same N letters, utility order matrix O (``leakage.experiments.worst_case_pml.utility``). For a
 threshold k in 1..N a mechanism keeps worst-case order >= k iff P(y|x) = 0 wherever O[x, y] < k.
 With A_y = {x : O[x, y] >= k} (the inputs allowed to release y):
@@ -28,7 +28,7 @@ from leakage.measures.pml import epsilon_max
 from leakage.experiments.worst_case_pml.utility import check_order_matrix, check_threshold, utility_order_matrix
 from leakage.validation import _as_float_array, check_distribution, check_epsilon
 
-#: Bisection tolerance on eps*(k), in nats (seed 003, Sec. III-B; project spec).
+#: Bisection tolerance on eps*(k), in nats [worst-case-pml, Sec. III-B; project spec].
 BISECTION_TOL = 1e-9
 
 #: HiGHS primal feasibility tolerance of the feasibility LPs (the solver's smallest).
@@ -48,7 +48,7 @@ def _prior_order_k(prior, order, k):
 def allowed_pairs(order, k) -> np.ndarray:
     """Boolean mask O[x, y] >= k: the pairs a mechanism of worst-case order >= k may use.
 
-    Column y of the mask is the set A_y of seed 003, Sec. III-A; k in 1..N.
+    Column y of the mask is the set A_y of [worst-case-pml], Sec. III-A; k in 1..N.
     """
     o = check_order_matrix(order)
     k = check_threshold(k, o.shape[1])
@@ -56,7 +56,7 @@ def allowed_pairs(order, k) -> np.ndarray:
 
 
 def allowed_mass(prior, order, k) -> np.ndarray:
-    """P(A_y) = sum_{x : O[x, y] >= k} P(x) for every output y (seed 003, Lemma 3, Corollary 1).
+    """P(A_y) = sum_{x : O[x, y] >= k} P(x) for every output y [worst-case-pml, Lemma 3, Corollary 1].
 
     Probabilities in [0, 1]; 0 for an output that no input may release.
     """
@@ -69,7 +69,7 @@ def _allowed_mass(p: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def column_leakage_lower_bound(prior, order, k) -> np.ndarray:
-    """Lemma 3 of seed 003: l(X -> y) >= -log P(A_y) for any mechanism with P(y|x) = 0 where
+    """Lemma 3 of [worst-case-pml]: l(X -> y) >= -log P(A_y) for any mechanism with P(y|x) = 0 where
     O[x, y] < k that uses output y; equality iff P(y|x) is constant over A_y.
 
     Nats, one entry per output; ``inf`` where A_y is empty (the output cannot be used at all).
@@ -84,7 +84,7 @@ def _lemma3_bound(p: np.ndarray, mask: np.ndarray) -> np.ndarray:
 
 
 def utility_safe_mechanism(order, k) -> np.ndarray:
-    """The utility-safe mechanism of seed 003, Theorem 1, eq. (6).
+    """The utility-safe mechanism of [worst-case-pml], Theorem 1, eq. (6).
 
     P(y|x) = 1 / (N - k + 1) if O[x, y] >= k, else 0 (uniform over the N - k + 1 outputs of row x
     whose utility rank is at least k). Row-stochastic; worst-case order exactly k; k in 1..N.
@@ -94,7 +94,7 @@ def utility_safe_mechanism(order, k) -> np.ndarray:
 
 
 def utility_safe_epsilon(prior, order, k) -> float:
-    """eps_US(k) = -log min_y P(A_y), the PML of the utility-safe mechanism (seed 003, Corollary 1).
+    """eps_US(k) = -log min_y P(A_y), the PML of the utility-safe mechanism [worst-case-pml, Corollary 1].
 
     Nats, in [0, eps_max]. The minimum runs over the outputs the mechanism uses (A_y non-empty); when
     every A_y is non-empty (the paper's constraint (3)) this is Corollary 1 exactly. Needs a
@@ -105,7 +105,7 @@ def utility_safe_epsilon(prior, order, k) -> float:
 
 
 def _feasibility_lp(p: np.ndarray, mask: np.ndarray, eps: float, bound: np.ndarray | None = None):
-    """The polytope of problem (10) of seed 003 at level eps: ``(True, a channel in it)`` or
+    """The polytope of problem (10) of [worst-case-pml] at level eps: ``(True, a channel in it)`` or
     ``(False, None)`` when it is empty (the bisections below branch on it).
 
     Unknowns P(y|x) on allowed pairs of usable columns (-log P(A_y) <= eps; other columns are forced
@@ -139,8 +139,8 @@ def _feasibility_lp(p: np.ndarray, mask: np.ndarray, eps: float, bound: np.ndarr
         return False, None
     if res.status != 0 or res.x is None:
         raise RuntimeError(
-            f"LP feasibility of an eps-PML mechanism with worst-case order >= k (seed 003, problem "
-            f"(10)) failed at eps = {eps:.12g}: HiGHS status {res.status}: {res.message}"
+            f"LP feasibility of an eps-PML mechanism with worst-case order >= k [worst-case-pml, problem "
+            f"(10)] failed at eps = {eps:.12g}: HiGHS status {res.status}: {res.message}"
         )
     channel = np.zeros((n_in, n_out))
     channel[xs, ys] = np.clip(res.x, 0.0, None)
@@ -150,7 +150,7 @@ def _feasibility_lp(p: np.ndarray, mask: np.ndarray, eps: float, bound: np.ndarr
 def feasible_mechanism(prior, order, k, eps):
     """An eps-PML mechanism with P(y|x) = 0 wherever O[x, y] < k; ValueError if none exists.
 
-    One LP feasibility problem (seed 003, problem (10), HiGHS). eps >= 0 in nats; k in 1..N. One
+    One LP feasibility problem [worst-case-pml, problem (10), HiGHS]. eps >= 0 in nats; k in 1..N. One
     exists iff eps >= eps*(k) (:func:`optimal_epsilon`); the error states that range.
     """
     p, o, k = _prior_order_k(prior, order, k)
@@ -160,13 +160,13 @@ def feasible_mechanism(prior, order, k, eps):
         raise ValueError(
             f"eps must be >= eps*(k) = {optimal_epsilon(p, o, k):.9g} nats (up to the bisection "
             f"tolerance) for an eps-PML mechanism with worst-case order >= k = {k} to exist; "
-            f"got eps = {eps:.9g} (seed 003, problem (10) is infeasible)"
+            f"got eps = {eps:.9g} ([worst-case-pml] problem (10) is infeasible)"
         )
     return channel
 
 
 def optimal_mechanism(prior, order, k, *, tol: float = BISECTION_TOL):
-    """eps*(k) and a mechanism attaining it: the optimum of problem (2) of seed 003 (Sec. III-B).
+    """eps*(k) and a mechanism attaining it: the optimum of problem (2) of [worst-case-pml] (Sec. III-B).
 
     eps*(k) = min { eps : some eps-PML mechanism has P(y|x) = 0 wherever O[x, y] < k }, by bisection
     on eps with one LP feasibility problem per step. The bracket is [max(0, min_y -log P(A_y)),
@@ -200,12 +200,12 @@ def optimal_mechanism(prior, order, k, *, tol: float = BISECTION_TOL):
 
 
 def optimal_epsilon(prior, order, k, *, tol: float = BISECTION_TOL) -> float:
-    """eps*(k) of seed 003, problem (2), in nats (see :func:`optimal_mechanism`)."""
+    """eps*(k) of [worst-case-pml], problem (2), in nats (see :func:`optimal_mechanism`)."""
     return optimal_mechanism(prior, order, k, tol=tol)[0]
 
 
 def largest_worst_case_order(prior, order, eps, *, method: str = "optimal") -> int:
-    """The largest k with eps*(k) <= eps: the optimum of problem (1) of seed 003 in order terms.
+    """The largest k with eps*(k) <= eps: the optimum of problem (1) of [worst-case-pml] in order terms.
 
     ``method="optimal"`` uses eps*(k) (one LP feasibility problem (10) at eps per k),
     ``"utility_safe"`` uses eps_US(k) (Corollary 1). Both are non-decreasing in k (Lemma 1), so the answer is the number of k with
@@ -231,7 +231,7 @@ def largest_worst_case_order(prior, order, eps, *, method: str = "optimal") -> i
 
 
 def ldp_epsilon_for_pml(prior, eps) -> float:
-    """eps' such that every eps'-LDP mechanism is eps-PML for ``prior`` (seed 003, Proposition 1).
+    """eps' such that every eps'-LDP mechanism is eps-PML for ``prior`` [worst-case-pml, Proposition 1].
 
     eps' = log( e^eps (1 - p_min) / (1 - p_min e^eps) ) for 0 <= eps < eps_max = -log p_min;
     ``inf`` for eps >= eps_max (every mechanism is eps-PML). Nats; full-support prior.
@@ -247,14 +247,14 @@ def ldp_epsilon_for_pml(prior, eps) -> float:
 def utility_sensitivity(utility) -> float:
     """Du = max_y max_{x, x'} |u(x, y) - u(x', y)| (local model: every two inputs are neighbours).
 
-    The sensitivity of the exponential mechanism (seed 003, Sec. IV-A); units of the utility, >= 0.
+    The sensitivity of the exponential mechanism [worst-case-pml, Sec. IV-A]; units of the utility, >= 0.
     """
     u = _as_float_array(utility, "utility", 2)
     return float((u.max(axis=0) - u.min(axis=0)).max())
 
 
 def exponential_mechanism(utility, eps) -> np.ndarray:
-    """The exponential mechanism, eps-LDP (McSherry-Talwar; seed 003, Sec. IV-A).
+    """The exponential mechanism, eps-LDP (McSherry-Talwar; [worst-case-pml], Sec. IV-A).
 
     P(y|x) proportional to exp( eps u(x, y) / (2 Du) ), Du = :func:`utility_sensitivity`; eps >= 0
     in nats (``inf`` puts all mass on the best output of each row). A constant utility (Du = 0)
@@ -290,7 +290,7 @@ def pml_exponential_mechanism(prior, utility, eps) -> np.ndarray:
 
 def utility_safe_mechanism_for(prior, utility, eps) -> np.ndarray:
     """The utility-safe mechanism at privacy level eps: threshold k = the largest with eps_US(k) <= eps
-    (seed 003, Sec. IV-A, Fig. 1). Row-stochastic and eps-PML for ``prior``; eps >= 0 in nats."""
+    [worst-case-pml, Sec. IV-A, Fig. 1]. Row-stochastic and eps-PML for ``prior``; eps >= 0 in nats."""
     order = utility_order_matrix(utility)
     k = largest_worst_case_order(prior, order, eps, method="utility_safe")
     return utility_safe_mechanism(order, k)

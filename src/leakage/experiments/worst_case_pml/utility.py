@@ -2,7 +2,7 @@
 
 A utility ``u[x, y]`` scores releasing ``y`` when the data is ``x`` (higher is better; all utilities
 of a row distinct). The worst-case utility of a channel is the lowest utility of any pair that can
-occur (worst-case-pml, seed 003, Sec. II); only the ascending order of the utilities within each
+occur [worst-case-pml, Sec. II]; only the ascending order of the utilities within each
 row matters for which pairs are excluded, which the utility order matrix ``O`` records.
 """
 
@@ -14,7 +14,7 @@ from leakage.validation import _as_float_array, check_channel_prior, check_count
 
 
 def utility_order_matrix(utility) -> np.ndarray:
-    """The utility order matrix O of a utility matrix (seed 003, Sec. II, before eq. (1)).
+    """The utility order matrix O of a utility matrix [worst-case-pml, Sec. II, before eq. (1)].
 
     O[x, y] = rank of u(x, y) among u(x, .) in ascending order: 1 = lowest utility of row x,
     N = highest. Dimensionless integers in 1..N. ``utility`` is an N x N real matrix whose rows
@@ -60,7 +60,7 @@ def check_threshold(k, n_outputs: int, name: str = "k") -> int:
 
 
 def counting_query_utility(n_records: int, *, penalty: float = 1.0) -> np.ndarray:
-    """Utility of a counting query over ``n_records`` records (seed 003, eq. (11)).
+    """Utility of a counting query over ``n_records`` records [worst-case-pml, eq. (11)].
 
     u(x, y) = -(x - y)^2 - penalty * 1[y < x], x, y in {0, ..., n_records}: quadratic loss plus a
     penalty for under-reporting. Dimensionless; ``penalty`` > 0 (the paper's is 1, which keeps the
@@ -75,7 +75,7 @@ def counting_query_utility(n_records: int, *, penalty: float = 1.0) -> np.ndarra
 
 
 def circulant_order_matrix(n_outputs: int) -> np.ndarray:
-    """The circulant utility order matrix of seed 003, eq. (13) (restated in the project spec).
+    """The circulant utility order matrix of [worst-case-pml], eq. (13) (restated in the project spec).
 
     O[x, y] = N - ((y - x) mod N): row x ranks output x highest and x + 1 lowest; every cyclic
     relabelling of X and Y together leaves it unchanged. N >= 1.
@@ -87,7 +87,7 @@ def circulant_order_matrix(n_outputs: int) -> np.ndarray:
 
 
 def worst_case_order(channel, prior, order) -> int:
-    """k(C) = min over pairs with P(x) > 0 and P(y|x) > 0 of O[x, y] (seed 003, eq. (1)).
+    """k(C) = min over pairs with P(x) > 0 and P(y|x) > 0 of O[x, y] [worst-case-pml, eq. (1)].
 
     The rank of the lowest utility that the channel can produce; integer in 1..N.
     """
@@ -100,7 +100,7 @@ def worst_case_order(channel, prior, order) -> int:
 
 
 def worst_case_utility(channel, prior, utility) -> float:
-    """The exact worst-case utility min { u(x, y) : P(x) > 0, P(y|x) > 0 } (seed 003, Sec. II).
+    """The exact worst-case utility min { u(x, y) : P(x) > 0, P(y|x) > 0 } [worst-case-pml, Sec. II].
 
     Same units as ``utility``; the utility of the worst pair that can occur.
     """
@@ -124,7 +124,7 @@ def sample_pairs(channel, prior, size: int, rng: np.random.Generator):
 
 
 def sampled_worst_case_utility(channel, prior, utility, repetitions: int, rng: np.random.Generator) -> float:
-    """Monte Carlo worst case: the smallest u(X_i, Y_i) over ``repetitions`` draws (seed 003, Sec. IV-A).
+    """Monte Carlo worst case: the smallest u(X_i, Y_i) over ``repetitions`` draws [worst-case-pml, Sec. IV-A].
 
     Always >= ``worst_case_utility`` (a sample can only miss the worst pair, never go below it).
     """

@@ -1,4 +1,4 @@
-"""Plots of empirical-pml (seed 000): ``bounds`` draws fig2-fig3, ``noise`` fig4-fig7."""
+"""Plots of empirical-pml: ``bounds`` draws fig2-fig3, ``noise`` fig4-fig7."""
 
 from leakage.plots.empirical_pml import bounds, noise
 

@@ -1,0 +1,945 @@
+"""Optimal privacy mechanisms by linear programming over the extreme rays of the privacy cone.
+
+Problem [empirical-pml, eq. (40)]: maximise a utility over all channels ``channel[x, y] = P(y|x)``
+that are eps-PML for every prior in the closed l1-ball B_beta(P) ∩ simplex [empirical-pml,
+eq. (31)], or eps-LDP. Privacy is a condition on each output column v = channel[:, y] alone:
+
+* PML on the ball: max_x v_x <= e^eps g(v), g(v) = min_{Q in B_beta(P)} Q.v. The worst prior moves
+  t = min(beta/2, 1 - P(x_min)) of mass from the rows where v is largest (each row gives at most
+  its P(x)) to a row where v is smallest [empirical-pml, App. B], so g is concave, piecewise linear,
+  and by LP duality (fractional knapsack)
+      g(v) = P.v - min { (beta/2) lam + P.mu : lam + mu_x >= v_x - m, lam, mu >= 0 },  m = min v;
+  beta = 0 is the known prior (g = P.v), beta = 2 the whole simplex (g = min v, i.e. eps-LDP).
+* LDP: max_x v_x <= e^eps min_x v_x [kairouz2016].
+
+The feasible columns form a convex cone K. The utility is a sum over columns of a positively
+homogeneous function (mutual information: mu(v) = sum_x P_x v_x log(v_x / P.v), convex; a linear
+utility u: (P * u[:, y]).v for label y), so the optimum is the LP
+
+    max sum_r lam_r mu(r)   s.t.   sum_r lam_r r = 1 (N rows),  lam >= 0
+
+over the extreme rays r of K normalised by P.r = 1 [saeidian-optimal-pml, Thm 6; kairouz2016].
+It is solved by column generation (HiGHS master LP; pricing max_{r in K, P.r = 1} mu(r) - w.r for
+the master duals w). Any upper bound U on the pricing maximum certifies: w + U P is dual feasible,
+so ``bound = sum(w) + max(U, 0)`` bounds the optimum from above, whatever the solver accuracy.
+
+Pricing (exact, with rigorous upper bounds):
+
+* beta = 0: the cross-section is the box {0 <= v <= e^eps, P.v = 1}; spatial branch and bound with
+  the chord (concave envelope) of each convex term P_x r log r - w_x r as a fractional-knapsack
+  relaxation, solved by sorting (no LP); only the one fractional row has a gap.
+* beta > 0 and LDP: branch and bound on the lifted description (m = column minimum, q = v - m,
+  G = the knapsack bound on g) with the 2-D concave envelope of P_x (m + q) log(m + q) on each
+  (m, q_x) box, a small LP (HiGHS) per node; branching on m, G and single rows. Heuristics (two-level
+  columns, lift vectors at eps' of eq. (43)) find most improving columns first.
+* linear utilities: pricing per label is linear, in closed form for beta = 0 (fractional knapsack),
+  beta <= 2 min P (vertices are lift vectors at eps' and two-level columns over prefixes), LDP
+  (staircase columns over prefixes, [kairouz2016]); an LP per label otherwise.
+
+Small alphabets with a known vertex family (beta = 0: lift vectors [saeidian-optimal-pml, Thm 6];
+LDP: staircase vectors [kairouz2016]; beta <= 2 min P: both kinds at eps and eps') are solved by
+plain enumeration and one LP (``method="enumerate"``), about N 2^(N-1) columns.
+
+Exactness: every column is built in closed form or *polished* (normalised, then mixed with the
+all-ones column, which is strictly inside K, just enough to satisfy the exact closed-form test);
+the final weights are recomputed by a linear solve on the basis, the rows renormalised, and the
+returned channel verified with the exact closed form of the sup of PML over the ball (or the LDP
+ratio). A violation above 1e-9 nats raises RuntimeError.
+
+Limits: branch and bound is exponential in the worst case; its node budget bounds the work, and an
+unfinished search still yields a valid (looser) bound, reported with ``certified=False``.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import time
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from leakage.design.polytope import design_epsilon
+from leakage.measures.dp import ldp_epsilon
+from leakage.measures.information import entropy, mutual_information
+from leakage.estimation.uncertainty import local_leakage_capacity_on_ball
+from leakage.validation import check_distribution, check_scalar
+
+PRIVACY = ("pml", "ldp")
+UTILITIES = ("mutual_information",)
+VERIFY_TOL = 1e-9
+_HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
+
+
+@dataclass(frozen=True)
+class OptimalDesign:
+    """An optimal mechanism with a certified upper bound on the optimum.
+
+    ``channel`` is N x M row-stochastic; ``value`` its utility (recomputed from ``channel``);
+    ``bound`` >= the optimum over all feasible channels; ``certified`` when
+    bound - value <= 1e-9 (1 + |value|). ``stats``: solver statistics.
+    """
+
+    channel: np.ndarray
+    value: float
+    bound: float
+    certified: bool
+    prior: np.ndarray
+    eps: float
+    beta: float
+    privacy: str
+    utility: str
+    method: str
+    columns_generated: int
+    iterations: int
+    seconds: float
+    stats: dict = field(default_factory=dict)
+
+    @property
+    def gap(self) -> float:
+        return float(self.bound - self.value)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _xlogx(r):
+    r = np.asarray(r, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(r > 0, r * np.log(np.where(r > 0, r, 1.0)), 0.0)
+
+
+def _mu(p, v):
+    """mu(v) = sum_x P_x v_x log(v_x / P.v) for columns v (vector or N x K matrix)."""
+    s = p @ v
+    return p @ _xlogx(v) - _xlogx(s)
+
+
+def _ball_min(v, p, half):
+    """min_{Q in B_beta(P)} Q.v for columns of v (N x K), half = beta/2; closed form (App. B)."""
+    order = np.argsort(-v, axis=0, kind="stable")
+    vs = np.take_along_axis(v, order, axis=0)
+    ps = p[order]
+    vmin = vs[-1]
+    t = np.minimum(half, 1.0 - ps[-1])
+    before = np.cumsum(ps, axis=0) - ps
+    removed = np.clip(t[None, :] - before, 0.0, ps)
+    removed[-1] = 0.0
+    return p @ v - (removed * (vs - vmin[None, :])).sum(axis=0)
+
+
+class _Cone:
+    """The privacy cone K: 'box' (PML, beta = 0), 'ball' (PML, beta > 0) or 'ldp'."""
+
+    def __init__(self, p, eps, beta, privacy):
+        self.p = p
+        self.n = p.size
+        self.eps = eps
+        self.E = math.exp(eps)
+        if privacy == "ldp":
+            self.kind, self.half = "ldp", 1.0
+        elif beta == 0.0:
+            self.kind, self.half = "box", 0.0
+        else:
+            self.kind, self.half = "ball", beta / 2.0
+        self.small_ball = self.kind == "ball" and beta <= 2.0 * p.min()
+
+    def low(self, v):
+        """g(v) for columns (N x K)."""
+        if self.kind == "box":
+            return self.p @ v
+        if self.kind == "ldp":
+            return v.min(axis=0)
+        return _ball_min(v, self.p, self.half)
+
+    def polish(self, v):
+        """Columns (N x K) -> normalised columns exactly in K (mixed with the all-ones column)."""
+        v = np.clip(np.atleast_2d(v.T).T if v.ndim == 1 else v, 0.0, None)
+        v = v / (self.p @ v)[None, :]
+        top = v.max(axis=0)
+        excess = top - self.E * self.low(v)
+        theta = np.where(excess > 0, excess / (excess + self.E - 1.0 + 1e-300), 0.0)
+        theta = np.where(excess > 0, np.minimum(1.0, theta * (1 + 1e-9) + 1e-15), 0.0)
+        v = (1.0 - theta)[None, :] * v + theta[None, :]
+        return v / (self.p @ v)[None, :]
+
+
+# --------------------------------------------------------------------------- vertex families
+
+
+def _lift_vectors(p, cap):
+    """Vertices of {0 <= v <= cap, P.v = 1}: rows at cap, one fractional row, the rest 0."""
+    n = p.size
+    out = []
+    for f in range(n):
+        others = [i for i in range(n) if i != f]
+        for k in range(n):
+            for t in combinations(others, k):
+                mass = p[list(t)].sum()
+                r = (1.0 - cap * mass) / p[f]
+                if -1e-12 <= r <= cap * (1 + 1e-12):
+                    v = np.zeros(n)
+                    v[list(t)] = cap
+                    v[f] = min(max(r, 0.0), cap)
+                    out.append(v)
+    return np.array(out).T
+
+
+def _subset_masks(n):
+    idx = np.arange(1, 2**n - 1)
+    return ((idx[None, :] >> np.arange(n)[:, None]) & 1).astype(bool)
+
+
+def _two_level(cone, masks):
+    """Two-level columns: m off T, m + d on T, the largest d allowed (closed form); masks N x K."""
+    p, E = cone.p, cone.E
+    s = p @ masks
+    b = s if cone.kind == "ldp" else np.minimum(cone.half, s)
+    with np.errstate(divide="ignore"):
+        d = np.minimum((E - 1.0) / (1.0 - s + b * E), 1.0 / s)
+    m = 1.0 - s * d
+    return m[None, :] + d[None, :] * masks
+
+
+def _active_set_vertices(a_ub, b_ub, a_eq, b_eq, tol=1e-10):
+    """All vertices of {x: a_ub x <= b_ub, a_eq x = b_eq} by brute force over active sets (tiny sizes)."""
+    n = a_ub.shape[1]
+    k = n - a_eq.shape[0]
+    combos = np.array(list(combinations(range(a_ub.shape[0]), k)), dtype=int).reshape(-1, k)
+    mats = np.concatenate([a_ub[combos], np.broadcast_to(a_eq, (len(combos),) + a_eq.shape)], axis=1)
+    rhs = np.concatenate([b_ub[combos], np.broadcast_to(b_eq, (len(combos), b_eq.size))], axis=1)
+    ok = np.abs(np.linalg.det(mats)) > 1e-12
+    x = np.linalg.solve(mats[ok], rhs[ok][..., None])[..., 0]
+    feas = np.all(x @ a_ub.T <= b_ub + tol, axis=1)
+    return np.unique(np.round(x[feas], 12), axis=0)
+
+
+def _ball_vertices(cone):
+    """Vertices of the normalised cross-section of K for any beta, by brute force (N <= 4):
+    the extreme priors Q_k of B_beta(P) ∩ simplex, then v >= 0, P.v = 1, v_i <= e^eps Q_k.v."""
+    n, p, E = cone.n, cone.p, cone.E
+    signs = np.array(np.meshgrid(*[[-1.0, 1.0]] * n)).reshape(n, -1).T
+    a_ub = np.concatenate([-np.eye(n), signs])
+    b_ub = np.concatenate([np.zeros(n), 2 * cone.half + signs @ p])
+    priors = _active_set_vertices(a_ub, b_ub, np.ones((1, n)), np.ones(1))
+    rows = [-np.eye(n)]
+    for q in priors:
+        rows.append(np.eye(n) - E * q[None, :])
+    a = np.concatenate(rows)
+    verts = _active_set_vertices(a, np.zeros(a.shape[0]), p[None, :], np.ones(1))
+    return verts.T
+
+
+def _enumerate(cone):
+    """All vertices of the normalised cross-section of K, where a closed-form family is known."""
+    n, p = cone.n, cone.p
+    if cone.kind == "box":
+        return _lift_vectors(p, cone.E)
+    masks = _subset_masks(n)
+    cols = [np.ones((n, 1)), _two_level(cone, masks)]
+    if cone.kind == "ball":
+        if not cone.small_ball:
+            if n > 4:
+                raise ValueError(f"method='enumerate' needs N <= 4 for beta > 2 min(prior), got N = {n}")
+            return _ball_vertices(cone)
+        eps_p = design_epsilon(cone.eps, 2 * cone.half)
+        if eps_p >= 0:
+            cols.append(_lift_vectors(p, math.exp(eps_p)))
+    return np.concatenate(cols, axis=1)
+
+
+# --------------------------------------------------------------------------- pricing: box
+
+
+def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None):
+    """max_{0 <= r <= cap, P.r = 1} sum_x P_x r_x log r_x - w_x r_x by spatial branch and bound.
+
+    Returns (upper bound, list of columns with value > collect, nodes). The chord relaxation of
+    each term on [lo_x, hi_x] is a fractional knapsack; only its fractional row has a gap.
+    """
+    n = p.size
+
+    def h(r):
+        return p * _xlogx(r) - w * r
+
+    def solve(lo, hi):
+        rem = 1.0 - p @ lo
+        width = hi - lo
+        capm = p * width
+        if rem < -1e-14 or rem > capm.sum() + 1e-14:
+            return None
+        hlo, hhi = h(lo), h(hi)
+        slope = np.where(width > 0, (hhi - hlo) / np.where(width > 0, width, 1.0), 0.0)
+        order = np.argsort(-(slope / p), kind="stable")
+        cum = np.cumsum(capm[order])
+        k = int(np.searchsorted(cum, rem))
+        r = lo.copy()
+        full = order[:k]
+        r[full] = hi[full]
+        frac = -1
+        if k < n:
+            f = order[k]
+            r[f] = min(hi[f], lo[f] + (rem - (cum[k - 1] if k else 0.0)) / p[f])
+            if lo[f] < r[f] < hi[f]:
+                frac = f
+        ub = hlo.sum() + (slope * (r - lo)).sum()
+        return ub, float(h(r).sum()), r, frac
+
+    found = []
+    best = -np.inf
+    lo0, hi0 = np.zeros(n), np.full(n, cap)
+    root = solve(lo0, hi0)
+    if root is None:
+        return -np.inf, [], 0
+    heap = [(-root[0], 0, lo0, hi0, root)]
+    cnt, nodes = 1, 1
+    ub_global = root[0]
+    while heap:
+        negub, _, lo, hi, (ub, val, r, frac) = heapq.heappop(heap)
+        ub_global = -negub
+        if val > best:
+            best = val
+        if val > collect:
+            found.append(r)
+            if find is not None and val > find:
+                return np.inf, found, nodes
+        if ub <= max(best, 0.0) + tol:
+            ub_global = max(ub, best)
+            break
+        if frac < 0 or nodes >= max_nodes:
+            if frac < 0:
+                continue
+            heapq.heappush(heap, (negub, cnt, lo, hi, (ub, val, r, frac)))
+            break
+        a, b_, x = lo[frac], hi[frac], r[frac]
+        split = x if (a + 0.1 * (b_ - a) < x < b_ - 0.1 * (b_ - a)) else 0.5 * (a + b_)
+        for clo, chi in ((lo[frac], split), (split, hi[frac])):
+            lo2, hi2 = lo.copy(), hi.copy()
+            lo2[frac], hi2[frac] = clo, chi
+            res = solve(lo2, hi2)
+            nodes += 1
+            if res is None:
+                continue
+            if res[1] > best:
+                best = res[1]
+            if res[0] > max(best, 0.0) + tol or res[1] > collect:
+                cnt += 1
+                heapq.heappush(heap, (-res[0], cnt, lo2, hi2, res))
+    else:
+        ub_global = max(best, 0.0)
+    if heap:
+        ub_global = max(ub_global, max(-e[0] for e in heap), best)
+    return float(ub_global) + 1e-12 * (1 + abs(ub_global)), found, nodes
+
+
+# --------------------------------------------------------------------------- pricing: LP B&B
+
+
+class _LiftedLP:
+    """Lifted description of the cross-section of K for beta > 0 or LDP.
+
+    Variables x = [m, G, lam, q (N), mu (N), t (N)]: v = m + q, m <= min v, G <= g(v) via the
+    knapsack dual (G + (beta/2) lam + P.mu = 1, lam + mu_x >= q_x), v_x <= e^eps G.
+    """
+
+    def __init__(self, cone):
+        self.cone = cone
+        n, p, E = cone.n, cone.p, cone.E
+        self.n = n
+        self.nv = 3 + 3 * n
+        iq, imu, it = 3, 3 + n, 3 + 2 * n
+        x = np.arange(n)
+        a_eq = np.zeros((2, self.nv))
+        a_eq[0, 0] = 1.0
+        a_eq[0, iq : iq + n] = p
+        a_eq[1, 1] = 1.0
+        if cone.kind == "ldp":
+            a_eq[1, 2] = 1.0
+        else:
+            a_eq[1, 2] = cone.half
+        a_eq[1, imu : imu + n] = p
+        self.a_eq = sp.csr_matrix(a_eq)
+        # block1: m + q_x - E G <= 0 ; block2: q_x - lam - mu_x <= 0
+        rows1 = np.concatenate([x, x, x])
+        cols1 = np.concatenate([np.zeros(n, int), iq + x, np.ones(n, int)])
+        vals1 = np.concatenate([np.ones(n), np.ones(n), np.full(n, -E)])
+        rows2 = n + np.concatenate([x, x, x])
+        cols2 = np.concatenate([iq + x, np.full(n, 2), imu + x])
+        vals2 = np.concatenate([np.ones(n), -np.ones(n), -np.ones(n)])
+        self.fixed = (np.concatenate([rows1, rows2]), np.concatenate([cols1, cols2]), np.concatenate([vals1, vals2]))
+        self.iq, self.imu, self.it = iq, imu, it
+
+    def bounds(self, box):
+        m_lo, m_hi, g_lo, g_hi, ql, qh = box
+        n = self.n
+        lb = np.concatenate([[m_lo, g_lo, 0.0], ql, np.zeros(n), np.full(n, -np.inf)])
+        ub = np.concatenate([[m_hi, g_hi, np.inf], qh, np.full(n, np.inf), np.full(n, np.inf)])
+        return list(zip(lb, ub))
+
+    def solve_linear(self, c_v, box):
+        """max c_v . v over the node box (no objective planes). Returns (value, v) or None."""
+        n = self.n
+        r, c, v = self.fixed
+        a_ub = sp.csr_matrix((v, (r, c)), shape=(2 * n, self.nv))
+        cost = np.zeros(self.nv)
+        cost[0] = -c_v.sum()
+        cost[self.iq : self.iq + n] = -c_v
+        res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(2 * n), A_eq=self.a_eq, b_eq=[1.0, 1.0],
+                      bounds=self.bounds(box)[: self.nv], method="highs", options=_HIGHS)
+        if res.status != 0:
+            return None
+        return -res.fun, res.x[0] + res.x[self.iq : self.iq + n]
+
+    def solve_mi(self, w, box):
+        """Relaxation of max sum_x P_x v_x log v_x - w.v on a node box; returns (ub, m, G, q) or None."""
+        n, p = self.n, self.cone.p
+        m_lo, m_hi, g_lo, g_hi, ql, qh = box
+
+        def f(m, q):
+            return p * _xlogx(m + q)
+
+        f00, f11 = f(m_lo, ql), f(m_hi, qh)
+        f01, f10 = f(m_lo, qh), f(m_hi, ql)
+        dm = m_hi - m_lo
+        dq = qh - ql
+        safe_dq = np.where(dq > 0, dq, 1.0)
+        if dm > 0:
+            a_a = (f11 - f01) / dm
+            a_b = (f10 - f00) / dm
+        else:
+            a_a = a_b = np.zeros(n)
+        b_a = np.where(dq > 0, (f01 - f00) / safe_dq, 0.0)
+        b_b = np.where(dq > 0, (f11 - f10) / safe_dq, 0.0)
+        c_a = f00 - a_a * m_lo - b_a * ql
+        c_b = f00 - a_b * m_lo - b_b * ql
+        x = np.arange(n)
+        r0, c0, v0 = self.fixed
+        rows = np.concatenate([r0, 2 * n + x, 2 * n + x, 2 * n + x, 3 * n + x, 3 * n + x, 3 * n + x])
+        cols = np.concatenate([c0, self.it + x, np.zeros(n, int), self.iq + x, self.it + x, np.zeros(n, int), self.iq + x])
+        vals = np.concatenate([v0, np.ones(n), -a_a, -b_a, np.ones(n), -a_b, -b_b])
+        a_ub = sp.csr_matrix((vals, (rows, cols)), shape=(4 * n, self.nv))
+        b_ub = np.concatenate([np.zeros(2 * n), c_a, c_b])
+        cost = np.zeros(self.nv)
+        cost[0] = w.sum()
+        cost[self.iq : self.iq + n] = w
+        cost[self.it : self.it + n] = -1.0
+        res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=self.a_eq, b_eq=[1.0, 1.0],
+                      bounds=self.bounds(box), method="highs", options=_HIGHS)
+        if res.status != 0:
+            return None
+        z = res.x
+        return -res.fun, z[0], z[1], z[self.iq : self.iq + n], z[self.it : self.it + n]
+
+
+def _bb_lifted(lp, w, *, tol=1e-9, max_nodes=3000, collect=1e-9, find=None, deadline=None):
+    """Branch and bound for the MI pricing on the lifted LP; returns (ub, columns, nodes)."""
+    cone = lp.cone
+    n, p, E = cone.n, cone.p, cone.E
+
+    def tighten(box):
+        m_lo, m_hi, g_lo, g_hi, ql, qh = box
+        qh = np.minimum(qh, E * g_hi - m_lo)
+        if np.any(qh < ql - 1e-15):
+            return None
+        return (m_lo, m_hi, g_lo, g_hi, ql, np.maximum(qh, ql))
+
+    def evaluate(box):
+        box = tighten(box)
+        if box is None:
+            return None
+        res = lp.solve_mi(w, box)
+        if res is None:
+            return None
+        ub, m, g, q, t = res
+        v = cone.polish((m + q)[:, None])[:, 0]
+        val = float(p @ _xlogx(v) - w @ v)
+        return ub + 1e-9, val, v, m, g, q, t, box
+
+    found, best = [], -np.inf
+    root = evaluate((0.0, 1.0, 1.0 / E, 1.0, np.zeros(n), np.full(n, E)))
+    if root is None:
+        return -np.inf, [], 1
+    heap = [(-root[0], 0, root)]
+    cnt = nodes = 1
+    ub_global = root[0]
+    while heap:
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        negub, _, node = heapq.heappop(heap)
+        ub, val, v, m, g, q, t, box = node
+        if val > best:
+            best = val
+        if val > collect:
+            found.append(v)
+            if find is not None and val > find:
+                return np.inf, found, nodes
+        if ub <= max(best, 0.0) + tol:
+            heap.append((negub, 0, node))
+            break
+        if nodes >= max_nodes:
+            heap.append((negub, 0, node))
+            break
+        m_lo, m_hi, g_lo, g_hi, ql, qh = box
+        gap = t - p * _xlogx(m + q)
+        x = int(np.argmax(gap))
+        dm, dg = m_hi - m_lo, g_hi - g_lo
+        at_low = q[x] <= ql[x] + 1e-9 * (1 + qh[x])
+        at_top = m + q[x] >= E * g - 1e-9
+        children = []
+        if at_low and dm > 1e-12:
+            s = m if m_lo + 0.1 * dm < m < m_hi - 0.1 * dm else m_lo + 0.5 * dm
+            children = [(m_lo, s, g_lo, g_hi, ql, qh), (s, m_hi, g_lo, g_hi, ql, qh)]
+        elif at_top and (E * dg > 1e-12 or dm > 1e-12):
+            if E * dg >= dm:
+                s = g if g_lo + 0.1 * dg < g < g_hi - 0.1 * dg else g_lo + 0.5 * dg
+                children = [(m_lo, m_hi, g_lo, s, ql, qh), (m_lo, m_hi, s, g_hi, ql, qh)]
+            else:
+                s = m if m_lo + 0.1 * dm < m < m_hi - 0.1 * dm else m_lo + 0.5 * dm
+                children = [(m_lo, s, g_lo, g_hi, ql, qh), (s, m_hi, g_lo, g_hi, ql, qh)]
+        if not children:
+            a, b_ = ql[x], qh[x]
+            s = q[x] if a + 0.1 * (b_ - a) < q[x] < b_ - 0.1 * (b_ - a) else 0.5 * (a + b_)
+            qa, qb = qh.copy(), ql.copy()
+            qa[x], qb[x] = s, s
+            children = [(m_lo, m_hi, g_lo, g_hi, ql, qa), (m_lo, m_hi, g_lo, g_hi, qb, qh)]
+            if b_ - a <= 1e-13:
+                # nothing left to split: accept this node's bound as is
+                heap.append((negub, 0, node))
+                break
+        for ch in children:
+            res = evaluate(ch)
+            nodes += 1
+            if res is None:
+                continue
+            if res[1] > best:
+                best = res[1]
+            if res[1] > collect:
+                found.append(res[2])
+            if res[0] > max(best, 0.0) + tol:
+                cnt += 1
+                heapq.heappush(heap, (-res[0], cnt, res))
+    ub_global = max([best, 0.0 if not heap else -np.inf] + [-e[0] for e in heap])
+    if not heap:
+        ub_global = max(best, 0.0) + tol
+    return float(ub_global), found, nodes
+
+
+# --------------------------------------------------------------------------- linear pricing
+
+
+def _linear_pricing(cone, c, lifted=None):
+    """max_{v in K, P.v = 1} c[:, y] . v for every label y (c: N x L). Returns (values, columns)."""
+    p, E, n = cone.p, cone.E, cone.n
+    ratio = c / p[:, None]
+    order = np.argsort(-ratio, axis=0, kind="stable")
+    ps = p[order]
+    cum = np.cumsum(ps, axis=0)  # P(prefix_k), k = 1..n
+    labels = c.shape[1]
+    cand_vals, cand_cols = [], []
+
+    def lift(cap):
+        # greedy fractional knapsack: rows in ratio order at cap until the mass 1 is reached
+        capm = ps * cap
+        cm = np.cumsum(capm, axis=0)
+        before = cm - capm
+        fill = np.clip(1.0 - before, 0.0, capm)
+        vs = fill / ps
+        v = np.empty_like(vs)
+        np.put_along_axis(v, order, vs, axis=0)
+        return v
+
+    if cone.kind == "box":
+        v = lift(E)
+        return (c * v).sum(axis=0), v
+    if cone.kind == "ldp" or cone.small_ball:
+        # prefixes T_k (k = 1..n-1) of the ratio order: two-level columns, plus v = 1
+        s = cum[:-1]  # L-columns: (n-1) x L
+        if cone.kind == "ldp":
+            a = 1.0 / (1.0 + (E - 1.0) * s)
+            lev_lo, lev_hi = a, a * E
+        else:
+            k = 1.0 + cone.half * E
+            m = (k - s * E) / (k - s)
+            ok = m >= 0
+            m = np.where(ok, m, np.nan)
+            lev_lo, lev_hi = m, m + (E - m) / k
+        csum = np.cumsum(np.take_along_axis(c, order, axis=0), axis=0)[:-1]
+        total = c.sum(axis=0)
+        vals = lev_lo * total[None, :] + (lev_hi - lev_lo) * csum
+        vals = np.where(np.isnan(vals), -np.inf, vals)
+        kbest = np.argmax(vals, axis=0)
+        best = vals[kbest, np.arange(labels)]
+        ones_val = total
+        cols = np.ones((n, labels))
+        rank = np.empty_like(order)
+        np.put_along_axis(rank, order, np.arange(n)[:, None].repeat(labels, 1), axis=0)
+        lo_b = lev_lo[kbest, np.arange(labels)]
+        hi_b = lev_hi[kbest, np.arange(labels)]
+        two = np.where(rank <= kbest[None, :], hi_b[None, :], lo_b[None, :])
+        use_two = best > ones_val
+        cols = np.where(use_two[None, :], two, cols)
+        out = np.maximum(best, ones_val)
+        if cone.kind == "ball":
+            eps_p = design_epsilon(cone.eps, 2 * cone.half)
+            if eps_p >= 0:
+                vl = lift(math.exp(eps_p))
+                lv = (c * vl).sum(axis=0)
+                better = lv > out
+                cols = np.where(better[None, :], vl, cols)
+                out = np.maximum(out, lv)
+        return out, cols
+    # general ball: one LP per label
+    box = (0.0, 1.0, 1.0 / E, 1.0, np.zeros(n), np.full(n, E))
+    out = np.empty(labels)
+    cols = np.empty((n, labels))
+    for y in range(labels):
+        res = lifted.solve_linear(c[:, y], box)
+        if res is None:
+            raise RuntimeError(f"linear pricing LP failed for label {y}")
+        out[y] = res[0] + 1e-9 * (1 + abs(res[0]))
+        cols[:, y] = res[1]
+    return out, cols
+
+
+# --------------------------------------------------------------------------- master LP
+
+
+class _Master:
+    """The restricted master LP max obj.lam s.t. cols lam = 1, lam >= 0 in HiGHS, warm-started."""
+
+    def __init__(self, n):
+        import highspy
+
+        self.h = highspy.Highs()
+        self.h.setOptionValue("output_flag", False)
+        self.h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+        self.h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+        self.h.setOptionValue("presolve", "off")
+        self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        inf = highspy.kHighsInf
+        self.h.addRows(n, np.ones(n), np.ones(n), 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        self.inf = inf
+        self.k = 0
+
+    def add(self, cols, obj):
+        k = cols.shape[1]
+        if k == 0:
+            return
+        csc = sp.csc_matrix(cols)
+        self.h.addCols(k, obj.astype(float), np.zeros(k), np.full(k, self.inf),
+                       csc.nnz, csc.indptr[:-1].astype(np.int32), csc.indices.astype(np.int32), csc.data)
+        self.k += k
+
+    def solve(self):
+        self.h.run()
+        st = self.h.getModelStatus()
+        if self.h.modelStatusToString(st) != "Optimal":
+            raise RuntimeError(f"optimal_mechanism: master LP failed: {self.h.modelStatusToString(st)}")
+        sol = self.h.getSolution()
+        return self.h.getInfo().objective_function_value, np.array(sol.col_value), np.array(sol.row_dual)
+
+
+def _master(cols, obj):
+    res = linprog(-obj, A_eq=cols, b_eq=np.ones(cols.shape[0]), bounds=(0, None), method="highs-ds",
+                  options=_HIGHS)
+    if res.status != 0:
+        raise RuntimeError(f"optimal_mechanism: master LP failed: {res.message}")
+    return -res.fun, res.x, -res.eqlin.marginals
+
+
+def _mi_heuristic(cone, w, lifted_cap):
+    """Cheap candidate columns for the MI pricing (beta > 0 or LDP): two-level columns and lift vectors."""
+    p, n = cone.p, cone.n
+    order = np.argsort(w / p, kind="stable")
+    masks = np.zeros((n, n - 1), bool)
+    for k in range(1, n):
+        masks[order[:k], k - 1] = True
+    cands = [_two_level(cone, masks)]
+    vals = _mu(p, cands[0]) - w @ cands[0]
+    k = int(np.argmax(vals))
+    cur = masks[:, k].copy()
+    cur_val = vals[k]
+    for _ in range(n):
+        flips = np.repeat(cur[:, None], n, axis=1)
+        flips[np.arange(n), np.arange(n)] ^= True
+        okc = flips.any(axis=0) & ~flips.all(axis=0)
+        if not okc.any():
+            break
+        fl = flips[:, okc]
+        vv = _two_level(cone, fl)
+        fv = _mu(p, vv) - w @ vv
+        j = int(np.argmax(fv))
+        cands.append(vv[:, fv > 1e-9])
+        if fv[j] <= cur_val + 1e-12:
+            break
+        cur, cur_val = fl[:, j].copy(), fv[j]
+    if lifted_cap is not None:
+        _, f, _ = _bb_box(p, w, lifted_cap, tol=1e-6, max_nodes=200, find=None)
+        if f:
+            cands.append(np.array(f).T)
+    return cone.polish(np.concatenate(cands, axis=1))
+
+
+# --------------------------------------------------------------------------- main entry
+
+
+def _check_inputs(prior, eps, beta, privacy, utility):
+    p = check_distribution(prior, "prior", full_support=True)
+    if p.size < 1:
+        raise ValueError("prior must have at least one entry")
+    eps = check_scalar(eps, "eps", low=0.0)
+    beta = check_scalar(beta, "beta", low=0.0, high=2.0)
+    if not isinstance(privacy, str) or privacy not in PRIVACY:
+        raise ValueError(f"privacy must be one of {PRIVACY}, got {privacy!r}")
+    if privacy == "ldp" and beta != 0.0:
+        raise ValueError(f"beta must be 0 for privacy='ldp' (LDP does not depend on the prior), got {beta!r}")
+    if isinstance(utility, str):
+        if utility not in UTILITIES:
+            raise ValueError(f"utility must be one of {UTILITIES} or an (N, N) array, got {utility!r}")
+        u = None
+    else:
+        try:
+            u = np.asarray(utility, dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ValueError(f"utility must be a finite ({p.size}, {p.size}) array, got {utility!r}") from exc
+        if u.shape != (p.size, p.size) or not np.all(np.isfinite(u)):
+            raise ValueError(f"utility must be a finite ({p.size}, {p.size}) array u[x, y], got shape {u.shape}")
+    return p, eps, beta, u
+
+
+def _verify(channel, p, eps, beta, privacy):
+    if privacy == "ldp":
+        leak = ldp_epsilon(channel)
+    else:
+        leak = local_leakage_capacity_on_ball(channel, p, beta)
+    if not leak <= eps + VERIFY_TOL:
+        raise RuntimeError(
+            f"optimal_mechanism: the designed channel leaks {leak:.12g} nats > eps = {eps:.12g} "
+            f"(privacy={privacy!r}, beta={beta:.6g}); refusing to return it"
+        )
+    return leak
+
+
+def _assemble(cols, lam, n):
+    """Recompute the weights of the support by a linear solve, renormalise; returns (weights, support)."""
+    sup = np.flatnonzero(lam > 1e-14)
+    r = cols[:, sup]
+    if sup.size <= n and np.linalg.matrix_rank(r) == sup.size:  # unique weights: solve exactly
+        sol, *_ = np.linalg.lstsq(r, np.ones(n), rcond=None)
+        if np.all(sol >= 0) and np.max(np.abs(r @ sol - 1.0)) < 1e-12:
+            return sol, sup
+    return np.clip(lam[sup], 0.0, None), sup
+
+
+def _identity_private(p, eps, beta, privacy):
+    if math.isinf(eps):
+        return True
+    if privacy == "ldp" or p.size == 1:
+        return p.size == 1
+    low = p - beta / 2.0
+    return bool(np.all(low > 0) and eps >= -math.log(low.min()))
+
+
+def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_information",
+                      method="auto", max_seconds=240.0, tol=1e-9) -> OptimalDesign:
+    """max utility over channels eps-private on B_beta(prior) ([empirical-pml, eq. (40)]) or eps-LDP.
+
+    ``privacy="pml"``: max_x P(y|x) <= e^eps min_{Q in B_beta(prior)} Q_Y(y) for every y, any beta in
+    [0, 2] (beta = 0: known prior; beta = 2: the whole simplex, equal to eps-LDP).
+    ``privacy="ldp"``: eps-LDP ([kairouz2016]), beta must be 0.
+    ``utility``: ``"mutual_information"`` (I(X;Y) under ``prior``, nats; at most N outputs, unused
+    ones dropped) or an (N, N) array u[x, y] (expected utility sum_x P(x) sum_y P(y|x) u(x, y),
+    labels fixed, M = N).
+
+    ``method``: ``"auto"`` (enumeration for small N where a vertex family is known, column
+    generation otherwise), ``"enumerate"`` or ``"colgen"``. The result carries a certified upper
+    bound (``bound``); ``certified`` when bound - value <= 1e-9 (1 + |value|). Column generation
+    stops at ``tol`` (relative pricing gap) or after ``max_seconds`` with the best valid bound.
+
+    Complexity: enumeration N 2^(N-1) columns; column generation one master LP per iteration plus
+    pricing (sorting for beta = 0; a branch and bound of small LPs for beta > 0 / LDP, exponential in
+    the worst case). Valid for a full-support prior, eps >= 0 (inf allowed), beta in [0, 2].
+    """
+    t0 = time.perf_counter()
+    p, eps, beta, u = _check_inputs(prior, eps, beta, privacy, utility)
+    n = p.size
+    uname = "mutual_information" if u is None else "linear"
+    base = dict(prior=p, eps=eps, beta=beta, privacy=privacy, utility=uname)
+
+    if u is None and _identity_private(p, eps, beta, privacy):
+        ch = np.eye(n)
+        if not math.isinf(eps):
+            _verify(ch, p, eps, beta, privacy)
+        h = entropy(p)
+        return OptimalDesign(channel=ch, value=h, bound=h, certified=True, method="identity",
+                             columns_generated=0, iterations=0, seconds=time.perf_counter() - t0, **base)
+    if u is not None and math.isinf(eps):
+        ch = np.zeros((n, n))
+        ch[np.arange(n), np.argmax(u, axis=1)] = 1.0
+        val = float(p @ (ch * u).sum(axis=1))
+        return OptimalDesign(channel=ch, value=val, bound=val, certified=True, method="argmax",
+                             columns_generated=0, iterations=0, seconds=time.perf_counter() - t0, **base)
+
+    cone = _Cone(p, eps, beta, privacy)
+    if method == "auto":
+        limit = {"box": 8, "ldp": 14, "ball": 12 if cone.small_ball else 3}[cone.kind]
+        method = "enumerate" if n <= limit else "colgen"
+    if method not in ("enumerate", "colgen"):
+        raise ValueError(f"method must be 'auto', 'enumerate' or 'colgen', got {method!r}")
+
+    if u is None:
+        ch, bound, stats = _solve_mi(cone, method, tol, t0 + max_seconds)
+        value = mutual_information(ch, p)
+    else:
+        ch, bound, stats = _solve_linear(cone, u, method, tol, t0 + max_seconds)
+        value = float(p @ (ch * u).sum(axis=1))
+    stats["leakage"] = _verify(ch, p, eps, beta, privacy)
+    bound = max(bound, value) if bound >= value - 1e-9 * (1 + abs(value)) else bound
+    if value > bound:
+        raise RuntimeError(f"optimal_mechanism: value {value!r} exceeds the certified bound {bound!r}")
+    certified = bool(bound - value <= 1e-9 * (1 + abs(value)))
+    return OptimalDesign(channel=ch, value=float(value), bound=float(bound), certified=certified,
+                         method=method, columns_generated=stats.pop("columns"), iterations=stats.pop("iterations"),
+                         seconds=time.perf_counter() - t0, stats=stats, **base)
+
+
+def _solve_mi(cone, method, tol, deadline):
+    p, n = cone.p, cone.n
+    if method == "enumerate":
+        cols = cone.polish(_enumerate(cone))
+        obj = _mu(p, cols)
+        val, lam, w = _master(cols, obj)
+        u_max = float(np.max(obj - w @ cols))
+        bound = w.sum() + max(u_max, 0.0)
+        lam_b, sup = _assemble(cols, lam, n)
+        ch = cols[:, sup] * lam_b[None, :]
+        ch /= ch.sum(axis=1, keepdims=True)
+        return ch, float(bound), {"columns": cols.shape[1], "iterations": 1}
+    lifted = None if cone.kind == "box" else _LiftedLP(cone)
+    eps_p = design_epsilon(cone.eps, 2 * cone.half) if cone.kind == "ball" else -1.0
+    lift_cap = math.exp(eps_p) if eps_p >= 0 else None
+    cols = np.ones((n, 1))
+    master = _Master(n)
+    master.add(cols, _mu(p, cols))
+    best_bound = np.inf
+    iters, generated, nodes_total = 0, cols.shape[1], 0
+    while True:
+        iters += 1
+        val, lam, w = master.solve()
+        scale = tol * (1 + abs(val))
+        out_of_time = time.perf_counter() > deadline
+        new = None
+        if cone.kind != "box" and not out_of_time:
+            cand = _mi_heuristic(cone, w, lift_cap)
+            rc = _mu(p, cand) - w @ cand
+            keep = rc > max(scale, 1e-7 * (1 + abs(val)))
+            if keep.any():
+                idx = np.argsort(-rc)[: 2 * n]
+                new = cand[:, idx[keep[idx]]]
+        if new is None:
+            if cone.kind == "box":
+                ub, found, nodes = _bb_box(p, w, cone.E, tol=scale / 4, collect=scale,
+                                           find=None, max_nodes=200000 if out_of_time else 50000)
+            else:
+                ub, found, nodes = _bb_lifted(lifted, w, tol=scale / 4, collect=scale, max_nodes=400,
+                                              deadline=max(deadline, time.perf_counter() + 1.0))
+            nodes_total += nodes
+            best_bound = min(best_bound, w.sum() + max(ub, 0.0))
+            if found:
+                cand = cone.polish(np.array(found).T)
+                rc = _mu(p, cand) - w @ cand
+                keep = rc > scale
+                if keep.any():
+                    idx = np.argsort(-rc)[: 2 * n]
+                    new = cand[:, idx[keep[idx]]]
+            if new is None or best_bound - val <= scale or out_of_time:
+                break
+        cols = np.concatenate([cols, new], axis=1)
+        master.add(new, _mu(p, new))
+        generated += new.shape[1]
+    lam_b, sup = _assemble(cols, lam, n)
+    ch = cols[:, sup] * lam_b[None, :]
+    ch /= ch.sum(axis=1, keepdims=True)
+    return ch, float(best_bound), {"columns": generated, "iterations": iters, "nodes": nodes_total}
+
+
+def _solve_linear(cone, u, method, tol, deadline):
+    p, n = cone.p, cone.n
+    c = p[:, None] * u  # objective of label y: c[:, y] . v
+    lifted = None if (cone.kind == "box" or cone.kind == "ldp" or cone.small_ball) else _LiftedLP(cone)
+    if method == "enumerate":
+        base = cone.polish(_enumerate(cone))
+        k = base.shape[1]
+        cols = np.tile(base, (1, n))
+        labels = np.repeat(np.arange(n), k)
+        obj = np.einsum("xk,xk->k", c[:, labels], cols)
+        val, lam, w = _master(cols, obj)
+        u_max = float(np.max(c.T @ base - (w @ base)[None, :]))
+        bound = w.sum() + max(u_max, 0.0)
+        ch = _linear_channel(cols, labels, lam, n)
+        return ch, float(bound), {"columns": cols.shape[1], "iterations": 1}
+    cols = np.ones((n, n))
+    labels = np.arange(n)
+    master = _Master(n)
+    master.add(cols, c.sum(axis=0))
+    best_bound = np.inf
+    w_best = None
+    iters = 0
+    while True:
+        iters += 1
+        val, lam, w = master.solve()
+        scale = tol * (1 + abs(val))
+        # Wentges smoothing: price at a point between the best dual so far and the current one
+        # (any dual vector gives a valid bound); fall back to the current duals on mispricing
+        for alpha in ((0.7, 0.0) if w_best is not None else (0.0,)):
+            w_s = w if alpha == 0.0 else alpha * w_best + (1 - alpha) * w
+            vals, new = _linear_pricing(cone, c - w_s[:, None], lifted)
+            b_s = w_s.sum() + max(float(np.max(vals)), 0.0)
+            if b_s < best_bound:
+                best_bound, w_best = b_s, w_s
+            rc = np.einsum("xk,xk->k", c - w[:, None], new)
+            good = np.flatnonzero(rc > scale)
+            if good.size or alpha == 0.0:
+                break
+        if best_bound - val <= scale or time.perf_counter() > deadline:
+            break
+        if good.size == 0:
+            break
+        newc = cone.polish(new[:, good])
+        master.add(newc, np.einsum("xk,xk->k", c[:, good], newc))
+        cols = np.concatenate([cols, newc], axis=1)
+        labels = np.concatenate([labels, good])
+    ch = _linear_channel(cols, labels, lam, n)
+    return ch, float(best_bound), {"columns": cols.shape[1] - n, "iterations": iters}
+
+
+def _linear_channel(cols, labels, lam, n):
+    lam_b, sup = _assemble(cols, lam, n)
+    ch = np.zeros((n, n))
+    np.add.at(ch.T, labels[sup], (cols[:, sup] * lam_b[None, :]).T)
+    ch /= ch.sum(axis=1, keepdims=True)
+    return ch
+
+
+def optimal_mechanism_for_estimate(prior, eps, beta, utility="mutual_information", **kwargs) -> OptimalDesign:
+    """The route of [empirical-pml, eq. (44)]: design for eps' = log(e^eps / (1 + beta e^eps / 2)) w.r.t.
+    the estimate ``prior`` (beta = 0), which is eps-PML on the whole ball B_beta(prior) because
+    M(eps', P) ⊆ M(eps, B_beta(P)) for every beta in [0, 2] (g(v) >= P.v - (beta/2) max v).
+
+    Its value is at most that of :func:`optimal_mechanism` with the same beta. The result's ``eps`` is
+    eps', ``beta`` 0. Raises ValueError when eps' < 0 (then M(eps', P) is empty).
+    """
+    p, eps, beta, _ = _check_inputs(prior, eps, beta, "pml", utility)
+    eps_p = design_epsilon(eps, beta) if not math.isinf(eps) else math.inf
+    if eps_p < 0:
+        raise ValueError(
+            f"the route of eq. (44) needs eps' = log(e^eps/(1 + beta e^eps/2)) >= 0; got eps={eps:.6g}, "
+            f"beta={beta:.6g} (eps'={eps_p:.6g}): M(eps', prior) is empty, increase eps or decrease beta"
+        )
+    return optimal_mechanism(p, eps_p, privacy="pml", beta=0.0, utility=utility, **kwargs)
+
+
+__all__ = ["OptimalDesign", "optimal_mechanism", "optimal_mechanism_for_estimate"]

@@ -1,0 +1,226 @@
+"""leakage.design.optimal: optimal mechanisms by LP over the extreme rays of the privacy cone.
+
+Expected values come from independent computations: Theorem 5 / Remark 3 closed forms, the
+k-singular mechanism, randomized response, the compact LP of design_mechanism, an LP per column for
+the sup of PML over the ball (ball_min_output_lp), and brute-force vertex enumeration.
+"""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from leakage.design import (
+    design_epsilon,
+    design_mechanism,
+    k_singular_mechanism,
+    optimal_binary_mechanism,
+    optimal_mechanism,
+    optimal_mechanism_for_estimate,
+)
+from leakage.measures.dp import ldp_epsilon, randomized_response
+from leakage.measures.information import entropy, mutual_information
+from leakage.estimation.uncertainty import ball_min_output_lp
+
+
+def sup_pml_lp(channel, prior, beta):
+    """sup over the closed ball of PML, every row counted: an LP per column (independent of the closed form)."""
+    low = ball_min_output_lp(channel, prior, beta)
+    top = channel.max(axis=0)
+    used = top > 0
+    if np.any(low[used] <= 0):
+        return math.inf
+    return float(np.max(np.log(top[used] / low[used])))
+
+
+def check_design(d, prior, eps, beta, privacy="pml"):
+    ch = d.channel
+    assert np.all(ch >= 0)
+    assert ch.sum(axis=1) == pytest.approx(np.ones(len(prior)), abs=1e-12)
+    assert d.value <= d.bound
+    leak = ldp_epsilon(ch) if privacy == "ldp" else sup_pml_lp(ch, prior, beta)
+    assert leak <= eps + 1e-8
+
+
+# ----------------------------------------------------------------------------- closed forms
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_theorem_5_binary(seed):
+    rng = np.random.default_rng(seed)
+    p1 = rng.uniform(0.5, 0.9)
+    p = np.array([p1, 1 - p1])
+    for beta in (0.0, 0.5 * p[1], 1.5 * p[1]):
+        eps = rng.uniform(0.05, -np.log(p1 - beta / 2))
+        expected = mutual_information(optimal_binary_mechanism(p, eps, beta), p)
+        for method in ("enumerate", "colgen"):
+            d = optimal_mechanism(p, eps, beta=beta, method=method, max_seconds=0.5)
+            assert d.value == pytest.approx(expected, abs=1e-9)
+            check_design(d, p, eps, beta)
+            assert d.certified or method == "colgen"  # colgen bounds for beta > 0 may stay loose
+
+
+def test_remark_3_randomized_response():
+    for eps in (0.2, 1.0, 2.5):
+        d = optimal_mechanism([0.5, 0.5], eps, beta=1.0)
+        assert d.value == pytest.approx(mutual_information(randomized_response(2, eps), [0.5, 0.5]), abs=1e-10)
+
+
+@pytest.mark.parametrize(("n", "k"), [(4, 2), (6, 2), (6, 3), (5, 1)])
+def test_k_singular_optimal_for_uniform(n, k):
+    p = np.full(n, 1.0 / n)
+    d = optimal_mechanism(p, math.log(n / k), method="colgen")
+    assert d.value == pytest.approx(mutual_information(k_singular_mechanism(n, k), p), abs=1e-9)
+    assert d.certified
+
+
+def test_ldp_binary_randomized_response_any_prior_and_eps():
+    rng = np.random.default_rng(7)
+    for _ in range(4):
+        q = rng.uniform(0.05, 0.95)
+        eps = rng.uniform(0.01, 4.0)
+        d = optimal_mechanism([q, 1 - q], eps, privacy="ldp")
+        assert d.value == pytest.approx(mutual_information(randomized_response(2, eps), [q, 1 - q]), abs=1e-10)
+
+
+def test_ldp_uniform_large_eps_randomized_response():
+    # [kairouz2016]: in the low-privacy regime randomized response is optimal for a uniform prior
+    for n in (3, 4):
+        p = np.full(n, 1.0 / n)
+        d = optimal_mechanism(p, 6.0, privacy="ldp")
+        assert d.value == pytest.approx(mutual_information(randomized_response(n, 6.0), p), abs=1e-9)
+
+
+# ----------------------------------------------------------------------------- independent checks
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_enumeration_equals_column_generation(seed):
+    rng = np.random.default_rng(seed)
+    for n in (4, 6):
+        p = rng.dirichlet(np.ones(n) * 2)
+        for kw in ({"beta": 0.0}, {"beta": 0.8 * p.min()}, {"privacy": "ldp"}):
+            a = optimal_mechanism(p, 1.0, method="enumerate", **kw)
+            b = optimal_mechanism(p, 1.0, method="colgen", max_seconds=0.5, **kw)
+            assert a.certified
+            # the enumerated optimum lies between colgen's value and its certified bound
+            assert b.value <= a.value + 1e-9 and a.value <= b.bound + 1e-9
+            if "beta" in kw and kw["beta"] == 0.0:  # exact chord pricing: same optimum
+                assert b.value == pytest.approx(a.value, abs=1e-7) and b.certified
+            check_design(a, p, 1.0, kw.get("beta", 0.0), kw.get("privacy", "pml"))
+            check_design(b, p, 1.0, kw.get("beta", 0.0), kw.get("privacy", "pml"))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_linear_utility_matches_compact_lp(seed):
+    rng = np.random.default_rng(10 + seed)
+    n = 5
+    p = rng.dirichlet(np.ones(n) * 4)
+    idx = np.arange(n)
+    for u in (np.eye(n), -np.abs(np.subtract.outer(idx, idx)).astype(float), rng.random((n, n))):
+        for beta in (0.0, 1.5 * p.min()):
+            ref = design_mechanism(p, 1.0, beta, u).expected_utility
+            for method in ("enumerate", "colgen"):
+                d = optimal_mechanism(p, 1.0, beta=beta, utility=u, method=method)
+                assert d.value == pytest.approx(ref, abs=1e-7)
+                assert d.channel.shape == (n, n)
+                check_design(d, p, 1.0, beta)
+
+
+def test_large_beta_small_n_brute_force_vertices():
+    # beta > 2 min P: worst priors run out of mass; enumeration over extreme priors (N <= 4)
+    p = np.array([0.5, 0.3, 0.2])
+    for beta in (0.5, 1.2):
+        d = optimal_mechanism(p, 1.0, beta=beta)
+        assert d.certified
+        check_design(d, p, 1.0, beta)
+
+
+# ----------------------------------------------------------------------------- structure
+
+
+def test_monotone_in_eps_and_beta_and_orderings():
+    p = np.array([0.45, 0.3, 0.15, 0.1])
+    vals = [optimal_mechanism(p, e, beta=0.1, method="enumerate").value for e in (0.2, 0.5, 1.0, 2.0)]
+    assert all(a <= b + 1e-12 for a, b in zip(vals, vals[1:]))
+    vb = [optimal_mechanism(p, 1.0, beta=b, method="enumerate").value for b in (0.0, 0.1, 0.2)]
+    assert all(a >= b - 1e-12 for a, b in zip(vb, vb[1:]))
+    ldp = optimal_mechanism(p, 1.0, privacy="ldp").value
+    assert vb[-1] >= ldp - 1e-12
+    p3 = np.array([0.5, 0.3, 0.2])
+    assert optimal_mechanism(p3, 1.0, beta=2.0).value == pytest.approx(
+        optimal_mechanism(p3, 1.0, privacy="ldp").value, abs=1e-10)
+
+
+def test_route_44_below_exact():
+    p = np.array([0.45, 0.3, 0.15, 0.1])
+    for beta in (0.05, 0.15):
+        r = optimal_mechanism_for_estimate(p, 1.0, beta)
+        exact = optimal_mechanism(p, 1.0, beta=beta, method="enumerate")
+        assert r.value <= exact.value + 1e-12
+        assert r.eps == pytest.approx(design_epsilon(1.0, beta))
+        assert sup_pml_lp(r.channel, p, beta) <= 1.0 + 1e-8
+    with pytest.raises(ValueError, match="eps'"):
+        optimal_mechanism_for_estimate(p, 0.1, 1.5)
+
+
+def test_identity_regime():
+    p = np.array([0.5, 0.3, 0.2])
+    for eps in (math.inf, -math.log(0.2) + 0.1):
+        d = optimal_mechanism(p, eps)
+        assert d.value == pytest.approx(entropy(p))
+        assert d.certified
+    d = optimal_mechanism(p, math.inf, utility=np.eye(3))
+    assert d.value == pytest.approx(1.0)
+
+
+@settings(max_examples=15, deadline=None)
+@given(
+    w=st.lists(st.floats(0.1, 1.0), min_size=2, max_size=4),
+    eps=st.floats(0.0, 3.0),
+    frac=st.floats(0.0, 1.0),
+    ldp=st.booleans(),
+)
+def test_property_random_small(w, eps, frac, ldp):
+    p = np.array(w) / np.sum(w)
+    beta = 0.0 if ldp else 2.0 * frac
+    priv = "ldp" if ldp else "pml"
+    d = optimal_mechanism(p, eps, beta=beta, privacy=priv)
+    check_design(d, p, eps, beta, priv)
+    assert -1e-12 <= d.value <= entropy(p) + 1e-12
+
+
+# ----------------------------------------------------------------------------- bad input
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "match"),
+    [
+        ({"prior": [0.5, 0.6], "eps": 1.0}, "prior"),
+        ({"prior": [1.0, 0.0], "eps": 1.0}, "prior"),
+        ({"prior": [0.5, 0.5], "eps": -0.1}, "eps"),
+        ({"prior": [0.5, 0.5], "eps": float("nan")}, "eps"),
+        ({"prior": [0.5, 0.5], "eps": 1.0, "beta": 2.5}, "beta"),
+        ({"prior": [0.5, 0.5], "eps": 1.0, "beta": -0.1}, "beta"),
+        ({"prior": [0.5, 0.5], "eps": 1.0, "beta": 0.1, "privacy": "ldp"}, "beta"),
+        ({"prior": [0.5, 0.5], "eps": 1.0, "utility": np.ones((2, 3))}, "utility"),
+        ({"prior": [0.5, 0.5], "eps": 1.0, "utility": np.array([[1.0, np.inf], [0, 1]])}, "utility"),
+        ({"prior": [0.5, 0.5], "eps": 1.0, "utility": "entropy"}, "utility"),
+        ({"prior": [0.5, 0.5], "eps": 1.0, "privacy": "dp"}, "privacy"),
+    ],
+)
+def test_bad_input(kwargs, match):
+    with pytest.raises(ValueError, match=match):
+        optimal_mechanism(kwargs.pop("prior"), kwargs.pop("eps"), **kwargs)
+
+
+# ----------------------------------------------------------------------------- benchmarks
+
+
+def test_bench_known_prior_n10(benchmark):
+    """Column generation for N = 10 (known prior, MI); cheap when benchmarks are disabled."""
+    p = np.random.default_rng(0).dirichlet(np.ones(10))
+    d = benchmark(optimal_mechanism, p, 1.0, method="colgen")
+    assert d.certified

@@ -1,0 +1,48 @@
+"""The public API: ``import leakage`` exposes the measures, mechanisms, estimation bounds and
+design functions, each the very object of the module that defines it."""
+
+import importlib
+import inspect
+
+import leakage
+
+REQUIRED = [
+    "pointwise_maximal_leakage",
+    "epsilon_min",
+    "maximal_leakage",
+    "min_entropy_leakage",
+    "ldp_epsilon",
+    "mutual_information",
+    "channel_capacity",
+    "randomized_response",
+    "laplace_mechanism",
+    "beta_star",
+    "design_mechanism",
+    "k_singular_mechanism",
+]
+
+
+def test_all_lists_the_required_names_once():
+    assert len(leakage.__all__) == len(set(leakage.__all__))
+    missing = [n for n in REQUIRED if n not in leakage.__all__]
+    assert not missing, missing
+
+
+def test_every_exported_name_is_the_defining_modules_object():
+    for name in leakage.__all__:
+        obj = getattr(leakage, name)
+        module = importlib.import_module(obj.__module__)
+        assert getattr(module, name) is obj, name
+        assert obj.__module__.startswith("leakage."), name
+        assert inspect.getdoc(obj), f"{name} has no docstring"
+
+
+def test_optimal_mechanism_is_exported_where_the_engine_exists():
+    has_engine = importlib.util.find_spec("leakage.design.optimal") is not None
+    assert ("optimal_mechanism" in leakage.__all__) == has_engine
+
+
+def test_star_import_gives_exactly_all():
+    namespace = {}
+    exec("from leakage import *", namespace)
+    assert sorted(n for n in namespace if not n.startswith("__")) == sorted(leakage.__all__)
