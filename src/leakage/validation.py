@@ -32,7 +32,7 @@ def _as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
 
 def check_tolerance(tol: Any, name: str = "tol") -> float:
     """A numerical tolerance: a finite real > 0 (NaN would switch a check off, inf accept anything)."""
-    if isinstance(tol, bool):
+    if isinstance(tol, (bool, str, bytes)):
         raise TypeError(f"{name} must be a real number, got {tol!r}")
     try:
         v = float(tol)
@@ -108,7 +108,7 @@ def check_scalar(
     high_inclusive: bool = True,
 ) -> float:
     """Return ``value`` as a float after checking it lies in the stated interval."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, str, bytes)):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     try:
         v = float(value)
@@ -149,7 +149,7 @@ def check_positive(value: Any, name: str) -> float:
 
 def check_count(value: Any, name: str, *, low: int = 1) -> int:
     """An integer >= ``low`` such as a sample size m."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, str, bytes)):
         raise TypeError(f"{name} must be an integer >= {low}, got {value!r}")
     try:
         as_float = float(value)

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from leakage.measures.information import mutual_information
-from leakage.validation import check_count, check_distribution, check_epsilon, check_scalar
+from leakage.validation import check_count, check_distribution, check_epsilon, check_scalar, check_tolerance
 
 FORMS = ("compact", "literal", "estimate")
 
@@ -256,6 +256,7 @@ def _full_vector(channel: np.ndarray, lp: DesignLP, p_hat: np.ndarray) -> np.nda
 
 def in_design_polytope(channel, p_hat, eps, beta, *, form: str = "compact", tol: float = 1e-9) -> bool:
     """Whether ``channel`` satisfies the linear constraints of :func:`design_polytope` (up to ``tol``)."""
+    tol = check_tolerance(tol)
     from leakage.validation import check_channel
 
     c = check_channel(channel)

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from leakage.validation import check_channel, check_count, check_epsilon
+from leakage.validation import check_channel, check_count, check_epsilon, check_tolerance
 
 
 def ldp_epsilon(channel) -> float:
@@ -33,6 +33,7 @@ def ldp_epsilon(channel) -> float:
 
 def is_ldp(channel, eps, *, tol: float = 1e-9) -> bool:
     """Whether ``channel`` is eps-LDP (up to ``tol`` nats)."""
+    tol = check_tolerance(tol)
     eps = check_epsilon(eps)
     return ldp_epsilon(channel) <= eps + tol
 

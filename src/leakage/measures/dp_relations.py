@@ -45,6 +45,7 @@ from scipy.special import rel_entr
 from leakage.measures.dp import ldp_epsilon
 from leakage.measures.information import binary_entropy_inverse, channel_capacity, total_variation
 from leakage.validation import (
+    check_tolerance,
     check_channel,
     check_count,
     check_epsilon,
@@ -141,6 +142,7 @@ def mi_dp_level(channel, *, tol: float = 1e-12) -> float:
     sup_{P_X} max_i I(X_i; Y | X^{-i}) = max_{i, x^{-i}} C(W_{i, x^{-i}}) (see the module docstring
     for why the supremum is this maximum of capacities). For a single-entry database (2-D channel)
     it is the channel capacity. Values in [0, log min(|X_i|, |Y|)]; Blahut-Arimoto to ``tol``."""
+    tol = check_tolerance(tol)
     return max(channel_capacity(w, tol=tol)[0] for _, _, w in neighbour_channels(channel))
 
 

@@ -6,6 +6,7 @@ import numpy as np
 from scipy.special import rel_entr, xlogy
 
 from leakage.validation import (
+    check_tolerance,
     check_channel,
     check_channel_prior,
     check_distribution,
@@ -85,6 +86,7 @@ def channel_capacity(channel, *, tol: float = 1e-12, max_iter: int = 100_000):
     Returns ``(capacity, optimal_input)``. Iterates until the standard upper and lower bounds on the
     capacity (max_x D(W_x || Q) and I) are within ``tol``.
     """
+    tol = check_tolerance(tol)
     c = check_channel(channel)
     n = c.shape[0]
     p = np.full(n, 1.0 / n)
@@ -108,6 +110,7 @@ def rate_distortion_point(prior, distortion, slope: float, *, tol: float = 1e-12
     Minimises I(X; Y) + slope * E d(X, Y) over test channels; returns ``(rate, mean_distortion,
     channel)``. Sweeping ``slope`` in (0, inf) traces R(D) from D_max down to D_min [blahut1972].
     """
+    tol = check_tolerance(tol)
     p = check_distribution(prior)
     d = np.asarray(distortion, dtype=float)
     if d.ndim != 2 or d.shape[0] != p.size:

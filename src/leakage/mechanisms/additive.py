@@ -22,6 +22,7 @@ from scipy.special import erfc, erfcinv, ndtr
 
 from leakage.estimation.concentration import beta_star
 from leakage.validation import (
+    check_tolerance,
     check_count,
     check_epsilon,
     check_positive,
@@ -251,6 +252,7 @@ def gaussian_delta1(eps, sigma, p_hat, beta, *, n_grid: int = 129, xtol: float =
     included; the ``max_peaks`` highest) is refined by bounded Brent search on its bracketing cell. Returns
     ``(delta1, p_worst)``. ``eps`` >= 0, ``sigma`` > 0, ``p_hat`` in (0, 1), ``beta`` >= 0.
     """
+    tol = check_tolerance(tol)
     eps = check_epsilon(eps)
     sigma = check_positive(sigma, "sigma")
     low, high = ball_interval(p_hat, beta)

@@ -20,7 +20,7 @@ from scipy.optimize import brentq, linprog, minimize
 
 from leakage.measures.information import binary_entropy
 from leakage.experiments.robust_dp_hamming.source_sets import check_source_set, class_iii_folding
-from leakage.validation import check_channel, check_count, check_epsilon, check_positive, check_scalar
+from leakage.validation import check_channel, check_count, check_epsilon, check_positive, check_scalar, check_tolerance
 
 #: Accuracy (nats) of eps*_DP returned by :func:`dp_leakage_distortion`.
 EPS_TOL = 1e-8
@@ -347,6 +347,7 @@ def theorem3_bounds_curve(points, D_values, *, tol: float = EPS_TOL):
     with eps*_DP(P, D) (Corollary 1, Remark 6). D in (0, 1]; ValueError if P is not Class III.
     Returns ``(lower, upper)`` arrays.
     """
+    tol = check_tolerance(tol)
     p = check_source_set(points)
     ds = np.array([check_distortion(d, "D_values[k]") for d in np.atleast_1d(D_values)])
     f = class_iii_folding(p)
@@ -494,6 +495,7 @@ def mi_leakage_distortion(points, D, *, tol: float = WEIGHT_TOL) -> MISolution:
     weights (none for one point; for a segment, Brent's root of the non-increasing Danskin
     derivative to ``tol`` in the weight; SLSQP with Danskin's gradient for more points). Nats, >= 0; D in (0, 1].
     """
+    tol = check_tolerance(tol)
     p = check_source_set(points)
     D = check_distortion(D)
     return _mi_solve(_MinInformationProgram(p), D, tol)
@@ -501,6 +503,7 @@ def mi_leakage_distortion(points, D, *, tol: float = WEIGHT_TOL) -> MISolution:
 
 def mi_leakage_curve(points, D_values, *, tol: float = WEIGHT_TOL) -> np.ndarray:
     """eps*_I(P, D) (nats) for every D in ``D_values`` (each in (0, 1]); one program compiled."""
+    tol = check_tolerance(tol)
     p = check_source_set(points)
     ds = [check_distortion(d, "D_values[k]") for d in np.atleast_1d(D_values)]
     prog = _MinInformationProgram(p)

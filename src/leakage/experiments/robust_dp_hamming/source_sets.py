@@ -16,7 +16,7 @@ from math import comb
 import numpy as np
 from scipy.optimize import linprog
 
-from leakage.validation import check_count, check_distribution
+from leakage.validation import check_count, check_distribution, check_tolerance
 
 #: The three classes of Definition 1 [robust-dp-hamming].
 CLASSES = ("I", "II", "III")
@@ -61,6 +61,7 @@ def contains_uniform(points, *, tol: float = 1e-9) -> bool:
     Feasibility LP: lambda >= 0, sum lambda = 1, sum_k lambda_k P_k = (1/M, ..., 1/M), solved
     with a slack s >= 0 on every equation; the set is Class I iff the smallest total slack <= tol.
     """
+    tol = check_tolerance(tol)
     p = check_source_set(points)
     n, m = p.shape
     # variables: lambda (n), s_plus (m), s_minus (m)
@@ -84,6 +85,7 @@ def common_order(points, *, tol: float = 1e-12):
     hence for their convex hull). Candidate order: by mean probability (stable); it orders every
     point iff some order does.
     """
+    tol = check_tolerance(tol)
     p = check_source_set(points)
     order = np.argsort(-p.mean(axis=0), kind="stable")
     ok = np.all(np.diff(p[:, order], axis=1) <= tol)
@@ -194,6 +196,7 @@ def hull_vertices(points, *, tol: float = GEOM_TOL) -> np.ndarray:
     Works in the affine hull of the points (any dimension d: a point, a segment's two ends, the
     qhull vertices for d >= 2).
     """
+    tol = check_tolerance(tol)
     from scipy.spatial import ConvexHull
 
     p = _dedupe(np.atleast_2d(np.asarray(points, dtype=float)))
@@ -213,6 +216,7 @@ def hull_halfspaces(points, *, tol: float = GEOM_TOL):
     conv(points) = {x : A_eq x = b_eq, A_ub x <= b_ub}; A_eq spans the orthogonal complement of
     the affine hull, A_ub holds the facets within it (qhull for affine dimension >= 2).
     """
+    tol = check_tolerance(tol)
     from scipy.spatial import ConvexHull
 
     p = _dedupe(np.atleast_2d(np.asarray(points, dtype=float)))
@@ -261,6 +265,7 @@ def polytope_vertices(a_eq, b_eq, a_ub, b_ub, *, tol: float = GEOM_TOL) -> np.nd
     remaining system has an interior point (Chebyshev centre) and qhull's halfspace intersection
     applies (affine dimension >= 2; a point and an interval are done directly).
     """
+    tol = check_tolerance(tol)
     from scipy.spatial import HalfspaceIntersection
 
     a_eq, b_eq = np.atleast_2d(np.asarray(a_eq, float)), np.asarray(b_eq, float).ravel()
