@@ -80,7 +80,12 @@ def laplace_epsilon(b, p_min):
     """
     b = _array_in(b, "b", 0.0, np.inf, low_open=True, high_open=False)
     q = _array_in(p_min, "p_min", 0.0, 0.5, low_open=False, high_open=False)
-    return _scalar_or_array(-np.log(q + (1.0 - q) * np.exp(-2.0 / b)))
+    with np.errstate(divide="ignore"):
+        out = -np.log(q + (1.0 - q) * np.exp(-2.0 / b))
+        # where e^{-2/b} underflows (b < ~0.003) and q = 0 the form above is -log 0 = inf; the
+        # log-sum-exp form gives the finite value (2/b at q = 0)
+        stable = -np.logaddexp(np.log(q), np.log1p(-q) - 2.0 / b)
+    return _scalar_or_array(np.where(np.isfinite(out), out, stable))
 
 
 def laplace_epsilon_estimated(b, p_hat_min, delta, m):
@@ -111,6 +116,10 @@ def laplace_scale(eps, p_min):
         denom = 1.0 - q * np.exp(eps)
         # log t = eps + log(1 - q) - log(1 - q e^eps), with log1p for accuracy near eps = 0.
         log_t = eps + np.log1p(-q) - np.log(np.where(denom > 0, denom, 1.0))
+        # below eps ~ 1e-6 the three terms cancel (log t could even come out <= 0, a negative b):
+        # 1 - q e^eps = (1 - q) - q expm1(eps) gives log t = eps - log1p(-q expm1(eps) / (1 - q))
+        tiny = eps < 1e-6
+        log_t = np.where(tiny, eps - np.log1p(-q * np.expm1(eps) / (1.0 - q)), log_t)
         b = np.where(denom > 0, 2.0 / log_t, 0.0)
     b = np.where((eps == 0) & (denom > 0), np.inf, b)
     return _scalar_or_array(b)
@@ -252,7 +261,7 @@ def gaussian_delta1(eps, sigma, p_hat, beta, *, n_grid: int = 129, xtol: float =
     included; the ``max_peaks`` highest) is refined by bounded Brent search on its bracketing cell. Returns
     ``(delta1, p_worst)``. ``eps`` >= 0, ``sigma`` > 0, ``p_hat`` in (0, 1), ``beta`` >= 0.
     """
-    tol = check_tolerance(tol)
+    xtol = check_tolerance(xtol, "xtol")
     eps = check_epsilon(eps)
     sigma = check_positive(sigma, "sigma")
     low, high = ball_interval(p_hat, beta)
