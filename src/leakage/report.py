@@ -16,28 +16,6 @@ import pandas as pd
 from leakage.claims import COLUMNS as CLAIM_COLUMNS
 from leakage.claims import read_claims
 
-#: The packages whose versions can change the numbers or the drawings (recorded in provenance).
-RESULT_PACKAGES = (
-    "numpy", "scipy", "highspy", "cvxpy", "clarabel", "scs", "pandas", "matplotlib", "snakemake",
-)
-
-
-def software_versions(packages=RESULT_PACKAGES) -> dict[str, str]:
-    """{"python": "3.11.7", "numpy": "2.4.6", ...}: the versions of the running interpreter and of
-    the installed packages that made the results ("not installed" for a missing one); the pinned
-    set is requirements/lock.txt."""
-    import platform
-    from importlib.metadata import PackageNotFoundError, version
-
-    out = {"python": platform.python_version()}
-    for name in packages:
-        try:
-            out[name] = version(name)
-        except PackageNotFoundError:
-            out[name] = "not installed"
-    return out
-
-
 _STYLE = """<style>
 body { font-family: sans-serif; font-size: 14px; margin: 1em; }
 table { border-collapse: collapse; }

@@ -39,7 +39,7 @@ import pandas as pd
 
 from leakage.estimation.concentration import empirical_distribution
 from leakage.tables import save_table
-from leakage.report import software_versions
+from leakage.provenance import software_versions
 from leakage.validation import check_positive
 
 #: feature -> (label mapped to -1, label mapped to +1), as in the canonical table's columns.
