@@ -21,13 +21,14 @@ class ConfigError(ValueError):
     """A configuration that passes the schemas but violates a constraint between keys."""
 
 
-def _section(config: dict, *keys: str) -> dict | None:
+def _section(config: dict, *keys: str) -> dict:
+    """The settings at ``config[k1][k2]...``, or {} when absent (nothing to check)."""
     node: Any = config
     for key in keys:
         if not isinstance(node, dict) or key not in node:
-            return None
+            return {}
         node = node[key]
-    return node if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else {}
 
 
 def _less(problems: list, where: str, low_key: str, high_key: str, s: dict, *, strict: bool = True):
@@ -53,7 +54,7 @@ def _distribution(problems: list, key: str, values) -> bool:
 def _empirical_pml(config: dict, problems: list) -> None:
     paper = "empirical-pml"
     s = _section(config, paper, "fig2a")
-    if s is not None and "channel" in s and "prior" in s:
+    if "channel" in s and "prior" in s:
         where = f"{paper}.fig2a"
         channel, prior = s["channel"], s["prior"]
         widths = {len(row) for row in channel}
@@ -74,7 +75,7 @@ def _empirical_pml(config: dict, problems: list) -> None:
                     f"got {s['beta_max']!r}"
                 )
     s = _section(config, paper, "fig2b")
-    if s is not None:
+    if s:
         where = f"{paper}.fig2b"
         n = s.get("n_symbols")
         if n is not None and "k" in s and s["k"] > n:
@@ -85,11 +86,11 @@ def _empirical_pml(config: dict, problems: list) -> None:
                 f"got {s['beta_max']!r}"
             )
     s = _section(config, paper, "fig3a")
-    if s is not None:
+    if s:
         _less(problems, f"{paper}.fig3a", "increase_min", "eps_prime_span", s, strict=False)
     for fig in ("fig3b", "fig4", "fig5"):
         s = _section(config, paper, fig)
-        if s is not None:
+        if s:
             _less(problems, f"{paper}.{fig}", "m_min", "m_max", s)
 
 
@@ -97,7 +98,7 @@ def _worst_case_pml(config: dict, problems: list) -> None:
     paper = "worst-case-pml"
     for fig in ("fig2", "fig3"):
         s = _section(config, paper, fig)
-        if s is None:
+        if not s:
             continue
         where = f"{paper}.{fig}"
         _less(problems, where, "p_low_min", "p_low_max", s, strict=False)
@@ -114,13 +115,13 @@ def _worst_case_pml(config: dict, problems: list) -> None:
 
 def _statistical_inference(config: dict, problems: list) -> None:
     s = _section(config, "statistical-inference", "fig2")
-    if s is not None:
+    if s:
         _less(problems, "statistical-inference.fig2", "n_min", "n_max", s, strict=False)
 
 
 def check_config(config: dict) -> None:
     """Raise :class:`ConfigError` (a ``ValueError``) listing every cross-field violation of a
-    schema-validated config (keys named by dotted path); return None when all hold.
+    schema-validated config (keys named by dotted path); return normally when all hold.
 
     Checked: ``papers`` is not empty; empirical-pml fig2a channel rows and prior sum to one, have
     matching sizes and beta_max <= 2 min(prior) (the l1 radius of
