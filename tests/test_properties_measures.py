@@ -132,3 +132,13 @@ def test_an_invalid_eps_is_refused(cp, bad):
 @given(st.one_of(st.just(0), st.just(-3), st.just(2.5), st.just(math.nan), st.just("3"), st.just(True)))
 def test_an_invalid_count_is_refused(n):
     assert_clear_error(leakage.randomized_response, n, 1.0, names=["n_outputs"])
+
+
+@given(st.sampled_from([10**6, 10**9]))
+def test_a_size_that_cannot_fit_is_refused_before_allocating(n):
+    import leakage.experiments.statistical_inference.programs as inf
+
+    assert_clear_error(leakage.randomized_response, n, 1.0, names=["n_outputs"])
+    assert_clear_error(leakage.k_singular_mechanism, n, 2, names=["n_symbols"])
+    assert_clear_error(inf.squared_error, n, names=["n"])
+    assert_clear_error(inf.truncated_geometric_channel, n, 1.0, names=["n"])

@@ -161,3 +161,22 @@ def check_count(value: Any, name: str, *, low: int = 1) -> int:
     if v < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {v}")
     return v
+
+
+#: Largest float array (bytes) a function builds from a size argument (2 GiB): larger requests are
+#: refused before anything is allocated, instead of a MemoryError (or swapping) inside numpy.
+MAX_ARRAY_BYTES = 2 * 1024**3
+
+
+def check_array_size(shape, name: str) -> None:
+    """Refuse an array of ``shape`` float64 entries larger than :data:`MAX_ARRAY_BYTES`, naming the
+    size parameter ``name`` that asked for it."""
+    cells = 1
+    for n in shape:
+        cells *= int(n)
+    if cells * 8 > MAX_ARRAY_BYTES:
+        raise ValueError(
+            f"{name} asks for a {' x '.join(str(int(n)) for n in shape)} array "
+            f"({cells * 8 / 1024**3:.3g} GiB), more than the {MAX_ARRAY_BYTES / 1024**3:.3g} GiB limit; "
+            f"use a smaller {name}"
+        )

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from leakage.measures.information import mutual_information
-from leakage.validation import check_count, check_distribution, check_epsilon, check_scalar, check_tolerance
+from leakage.validation import check_count, check_distribution, check_epsilon, check_scalar, check_tolerance, check_array_size
 
 FORMS = ("compact", "literal", "estimate")
 
@@ -40,6 +40,7 @@ def k_singular_mechanism(n_symbols: int, k: int) -> np.ndarray:
     ([saeidian-optimal-pml, Theorem 4]; [empirical-pml, Example 2]). Valid for N >= 2 and 1 <= k <= N.
     """
     n = check_count(n_symbols, "n_symbols", low=2)
+    check_array_size((n, n), "n_symbols")
     k = check_count(k, "k", low=1)
     if k > n:
         raise ValueError(f"k must be in [1, n_symbols = {n}], got {k}")

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from leakage.validation import check_channel, check_count, check_epsilon, check_tolerance
+from leakage.validation import check_channel, check_count, check_epsilon, check_tolerance, check_array_size
 
 
 def ldp_epsilon(channel) -> float:
@@ -46,6 +46,7 @@ def randomized_response(n_outputs, eps) -> np.ndarray:
     (``inf`` gives the identity). N >= 1. Its LDP leakage is exactly eps.
     """
     n = check_count(n_outputs, "n_outputs", low=1)
+    check_array_size((n, n), "n_outputs")
     eps = check_epsilon(eps, "eps")
     if math.isinf(eps):
         return np.eye(n)

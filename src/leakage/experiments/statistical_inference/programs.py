@@ -34,6 +34,7 @@ from scipy.special import gammaln, rel_entr, xlogy
 
 from leakage.measures.information import entropy, mutual_information
 from leakage.validation import (
+    check_array_size,
     SUM_TOL,
     check_channel,
     check_count,
@@ -548,6 +549,7 @@ def counting_query_joint(n, p) -> np.ndarray:
 def squared_error(n) -> np.ndarray:
     """d(y, u) = (y - u)^2 on {0..n} x {0..n} (units: squared counts)."""
     n = check_count(n, "n")
+    check_array_size((n + 1, n + 1), "n")
     v = np.arange(n + 1, dtype=float)
     return (v[:, None] - v[None, :]) ** 2
 
@@ -608,7 +610,9 @@ def truncated_geometric_channel(n, eps) -> np.ndarray:
     channel[y, u] = (1-a)/(1+a) a^{|u-y|} for 0 < u < n, a^{y}/(1+a) at u = 0, a^{n-y}/(1+a) at
     u = n. eps-DP for neighbouring counts |y - y'| = 1; eps = inf gives the identity.
     """
-    return _geometric_rows(np.arange(check_count(n, "n") + 1), n, eps)
+    n = check_count(n, "n")
+    check_array_size((n + 1, n + 1), "n")
+    return _geometric_rows(np.arange(n + 1), n, eps)
 
 
 def _geometric_rows(ys, n, eps) -> np.ndarray:
