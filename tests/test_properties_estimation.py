@@ -67,3 +67,18 @@ def test_bad_sample_size_is_refused(bad):
 @given(st.integers(41, 200))
 def test_exponential_kappa_refuses_large_alphabets_before_allocating(n):
     assert_clear_error(leakage.weissman_kappa, np.full(n, 1.0 / n), names=["prior"])
+
+
+@given(st.floats(1e-6, 1.0))
+def test_pldp_sigma_at_the_extremes_is_finite(delta):
+    assert leakage.pldp_gaussian_sigma(math.inf, delta) == 0.0  # was inf/inf = NaN
+    assert_clear_error(leakage.pldp_gaussian_delta, 1.0, math.inf, names=["sigma"])
+    assert_clear_error(leakage.pldp_gaussian_sigma, 1.0, delta, sensitivity=math.inf, names=["sensitivity"])
+
+
+@given(st.sampled_from([None, 3, "seed", np.random.RandomState(0)]))
+def test_laplace_mechanism_needs_a_generator_and_finite_input(rng):
+    assert_clear_error(leakage.laplace_mechanism, [1.0, -1.0], 1.0, rng, names=["rng"])
+    assert_clear_error(leakage.laplace_mechanism, [math.nan], 1.0, np.random.default_rng(0), names=["x"])
+    assert_clear_error(leakage.gaussian_leakage, [math.nan], 1.0, 0.3, names=["y"])
+    assert_clear_error(leakage.binary_entropy, [math.nan], names=["q"])

@@ -22,8 +22,11 @@ def entropy(p) -> float:
 
 def binary_entropy(q):
     """h(q) = -q log q - (1-q) log(1-q), nats, for q in [0, 1] (vectorised)."""
-    q = np.asarray(q, dtype=float)
-    if np.any((q < 0) | (q > 1)):
+    try:
+        q = np.asarray(q, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"q must be real numbers in [0, 1], got {q!r}") from exc
+    if np.any(np.isnan(q) | (q < 0) | (q > 1)):
         raise ValueError(f"q must be in [0, 1], got {q!r}")
     h = -xlogy(q, q) - xlogy(1 - q, 1 - q)
     return float(h) if h.ndim == 0 else h

@@ -16,6 +16,8 @@ privacy parameters are in nats.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import erfc, erfcinv, ndtr
@@ -169,7 +171,9 @@ def laplace_mechanism(x, b, rng: np.random.Generator, *, noise=None):
     so one draw serves every scale (common random numbers). ``b`` > 0.
     """
     b = check_positive(b, "b")
-    x = np.asarray(x, dtype=float)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator (e.g. leakage.rng streams), got {type(rng).__name__}")
+    x = _array_in(x, "x", -np.inf, np.inf, low_open=True, high_open=True)
     if noise is None:
         noise = rng.laplace(0.0, 1.0, size=x.shape)
     return x + b * np.asarray(noise, dtype=float)
@@ -191,7 +195,7 @@ def gaussian_leakage(y, sigma, p):
     -log(p + (1 - p) e^{2y/sigma^2}) for y < 0. Nats. ``sigma`` > 0, ``p`` in [0, 1]; vectorised in y.
     """
     sigma, p = _check_gaussian(sigma, p)
-    y = np.asarray(y, dtype=float)
+    y = _array_in(y, "y", -np.inf, np.inf, low_open=False, high_open=False)  # no NaN
     r = np.exp(-2.0 * np.abs(y) / sigma**2)  # f(y | far input) / f(y | near input) <= 1
     near_is_x1 = y < 0  # for y < 0 the likelier input is x1 = -1
     w_near = np.where(near_is_x1, p, 1.0 - p)
@@ -320,7 +324,9 @@ def pldp_gaussian_sigma(eps, delta, sensitivity: float = 2.0):
     """
     eps = check_scalar(eps, "eps", low=0.0, low_inclusive=False)
     delta = check_probability(delta, "delta")
-    sensitivity = check_positive(sensitivity, "sensitivity")
+    sensitivity = check_scalar(sensitivity, "sensitivity", low=0.0, high=math.inf, low_inclusive=False, high_inclusive=False)
+    if math.isinf(eps):  # sigma -> 0 as eps -> inf (was inf/inf = NaN)
+        return 0.0
     f = float(erfcinv(delta))
     return sensitivity * (f + np.sqrt(f * f + eps)) / (np.sqrt(2.0) * eps)
 
@@ -333,8 +339,8 @@ def pldp_gaussian_delta(eps, sigma, sensitivity: float = 2.0):
     guarantee). ``eps`` > 0, ``sigma`` > 0, ``sensitivity`` > 0; vectorised in eps.
     """
     eps = _array_in(eps, "eps", 0.0, np.inf, low_open=True, high_open=True)
-    sigma = check_positive(sigma, "sigma")
-    sensitivity = check_positive(sensitivity, "sensitivity")
+    sigma = check_scalar(sigma, "sigma", low=0.0, high=math.inf, low_inclusive=False, high_inclusive=False)
+    sensitivity = check_scalar(sensitivity, "sensitivity", low=0.0, high=math.inf, low_inclusive=False, high_inclusive=False)
     s = np.sqrt(2.0) * eps * sigma / sensitivity
     f = (s * s - eps) / (2.0 * s)
     return _scalar_or_array(np.minimum(1.0, erfc(f)))
