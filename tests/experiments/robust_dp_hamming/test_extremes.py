@@ -97,3 +97,37 @@ def test_thresholds_of_a_large_alphabet_are_polynomial_or_refused():
     with pytest.raises(ValueError, match="exponential in M = 30"):
         distortion_threshold(three, 10)
     assert MAX_SUBSET_WORK <= 10**6
+
+
+@pytest.mark.parametrize("points", [None, [[math.nan, 1.0]], [], "x"])
+def test_hull_helpers_refuse_non_finite_points(points):
+    from leakage.experiments.robust_dp_hamming.source_sets import hull_halfspaces, hull_vertices
+
+    for f in (hull_vertices, hull_halfspaces):
+        with pytest.raises((ValueError, TypeError), match="points"):
+            f(points)
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        ((np.zeros((0, 2)), [], np.eye(2), [1.0]), "b_ub must have one entry per row of a_ub"),
+        ((np.zeros((0, 2)), [], [[math.nan, 1.0]], [1.0]), "a_ub and b_ub must be finite"),
+        (([[1.0, 1.0]], [1.0, 2.0], -np.eye(2), [0.0, 0.0]), "b_eq must have one entry per row"),
+        ((None, None, None, None), "must be finite"),
+        (([], [], [], []), "a_eq and a_ub must be matrices"),
+    ],
+)
+def test_polytope_vertices_refuses_a_malformed_h_representation(args, named):
+    from leakage.experiments.robust_dp_hamming.source_sets import polytope_vertices
+
+    with pytest.raises((ValueError, TypeError), match=named):
+        polytope_vertices(*args)
+
+
+def test_chamber_refuses_non_integer_orders():
+    from leakage.experiments.robust_dp_hamming.source_sets import chamber_halfspaces
+
+    for order in ([math.inf, 0], [0.5, 1], [[0, 1]]):
+        with pytest.raises((ValueError, TypeError), match="order must be a permutation"):
+            chamber_halfspaces(order)

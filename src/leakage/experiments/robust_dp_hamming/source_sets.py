@@ -182,6 +182,19 @@ def _affine_hull(points: np.ndarray, tol: float = GEOM_TOL):
     return centre, vt[:d].T
 
 
+def _finite_points(points, name: str = "points") -> np.ndarray:
+    """``points`` as a non-empty ``n x M`` float array of finite numbers (rows: points of R^M)."""
+    try:
+        p = np.atleast_2d(np.asarray(points, dtype=float))
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an n x M array of real numbers, got {points!r}") from exc
+    if p.ndim != 2 or p.size == 0:
+        raise ValueError(f"{name} must be a non-empty n x M array, got shape {p.shape}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError(f"{name} must be finite")
+    return p
+
+
 def _dedupe(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     if points.shape[0] == 0:
         return points
@@ -199,7 +212,7 @@ def hull_vertices(points, *, tol: float = GEOM_TOL) -> np.ndarray:
     tol = check_tolerance(tol)
     from scipy.spatial import ConvexHull
 
-    p = _dedupe(np.atleast_2d(np.asarray(points, dtype=float)))
+    p = _dedupe(_finite_points(points))
     centre, basis = _affine_hull(p, tol)
     d = basis.shape[1]
     if d == 0:
@@ -219,7 +232,7 @@ def hull_halfspaces(points, *, tol: float = GEOM_TOL):
     tol = check_tolerance(tol)
     from scipy.spatial import ConvexHull
 
-    p = _dedupe(np.atleast_2d(np.asarray(points, dtype=float)))
+    p = _dedupe(_finite_points(points))
     m = p.shape[1]
     centre, basis = _affine_hull(p, tol)
     d = basis.shape[1]
@@ -268,11 +281,24 @@ def polytope_vertices(a_eq, b_eq, a_ub, b_ub, *, tol: float = GEOM_TOL) -> np.nd
     tol = check_tolerance(tol)
     from scipy.spatial import HalfspaceIntersection
 
-    a_eq, b_eq = np.atleast_2d(np.asarray(a_eq, float)), np.asarray(b_eq, float).ravel()
-    a_ub, b_ub = np.atleast_2d(np.asarray(a_ub, float)), np.asarray(b_ub, float).ravel()
+    try:
+        a_eq, b_eq = np.atleast_2d(np.asarray(a_eq, float)), np.asarray(b_eq, float).ravel()
+        a_ub, b_ub = np.atleast_2d(np.asarray(a_ub, float)), np.asarray(b_ub, float).ravel()
+    except (TypeError, ValueError) as exc:
+        raise TypeError("a_eq, b_eq, a_ub, b_ub must be arrays of real numbers") from exc
     m = max(a_eq.shape[1], a_ub.shape[1])
+    if m == 0 or a_eq.size % m or a_ub.size % m or a_ub.size == 0:
+        raise ValueError(
+            f"a_eq and a_ub must be matrices with M columns (a_ub with >= 1 row), got shapes "
+            f"{a_eq.shape} and {a_ub.shape}"
+        )
     a_eq = a_eq.reshape(-1, m)
     a_ub = a_ub.reshape(-1, m)
+    for name, a, b in (("eq", a_eq, b_eq), ("ub", a_ub, b_ub)):
+        if b.size != a.shape[0]:
+            raise ValueError(f"b_{name} must have one entry per row of a_{name} ({a.shape[0]}), got {b.size}")
+        if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+            raise ValueError(f"a_{name} and b_{name} must be finite")
     empty = np.zeros((0, m))
     for _ in range(m + 1):
         # solution space of the equalities: x = x0 + N z
@@ -332,9 +358,13 @@ def chamber_halfspaces(order, M: int | None = None):
     ``order`` is the permutation T as an index array (0-based); its chamber is eq. (12)'s S_P for
     the identity, and the region that T folds onto S_P [robust-dp-hamming, Section III-C].
     """
-    t = np.asarray(order, dtype=int)
-    m = t.size if M is None else M
-    if sorted(t.tolist()) != list(range(m)):
+    try:
+        raw = np.asarray(order)
+        t = raw.astype(int)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"order must be a permutation of 0..M-1 (integers), got {order!r}") from exc
+    m = t.size if M is None else check_count(M, "M", low=1)
+    if t.ndim != 1 or not np.array_equal(t, raw) or sorted(t.tolist()) != list(range(m)):
         raise ValueError(f"order must be a permutation of 0..{m - 1}, got {order!r}")
     a = np.zeros((m - 1, m))
     a[np.arange(m - 1), t[1:]] = 1.0
