@@ -101,7 +101,7 @@ def test_thresholds_are_ordered_in_the_unit_interval(points):
 
 @given(source_sets(), st.sampled_from([0.0, -0.1, 1.5, math.nan, math.inf, "x"]))
 def test_invalid_distortion_is_refused_naming_it(points, bad):
-    assert_clear_error(dp_leakage_distortion, points, bad, names=["D"])
+    assert_clear_error(dp_leakage_distortion, points, bad, names=["distortion"])
 
 
 @given(st.sampled_from(["ragged", "nan", "sum", "one_symbol", "empty"]))

@@ -55,7 +55,7 @@ def test_a_tiny_distortion_is_met_relatively_or_refused():
     distortion = 0.5 * (1 - np.diag(sol.mechanism)).sum()
     assert distortion <= 1e-7 * (1 + 1e-5)
     # D = 1e-12 needs 27.6 nats: refused, not answered with 22.8 nats and 125x the budget
-    with pytest.raises(ValueError, match=r"D = 1e-12 is out of reach .* D must be >= "):
+    with pytest.raises(ValueError, match=r"distortion = 1e-12 is out of reach .* distortion must be >= "):
         dp_leakage_distortion(UNIFORM2, 1e-12)
     with pytest.raises(ValueError, match="out of reach"):
         dp_leakage_curve(UNIFORM2, [0.1, 1e-12])
