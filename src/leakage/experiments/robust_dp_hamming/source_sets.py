@@ -360,7 +360,8 @@ def chamber_halfspaces(order, M: int | None = None):
     """
     try:
         raw = np.asarray(order)
-        t = raw.astype(int)
+        with np.errstate(invalid="ignore"):  # inf/NaN cast to garbage, caught below
+            t = raw.astype(int)
     except (TypeError, ValueError, OverflowError) as exc:
         raise TypeError(f"order must be a permutation of 0..M-1 (integers), got {order!r}") from exc
     m = t.size if M is None else check_count(M, "M", low=1)
@@ -385,7 +386,8 @@ def _check_points_and_order(points, order, name: str):
         raise ValueError(f"{name} must be finite")
     try:
         raw = np.asarray(order)
-        t = raw.astype(int)
+        with np.errstate(invalid="ignore"):  # inf/NaN cast to garbage, caught below
+            t = raw.astype(int)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"order must be a permutation of 0..{p.shape[1] - 1}, got {order!r}") from exc
     m = p.shape[1]
