@@ -1,22 +1,29 @@
 """Timings of the optimal-mechanism engine (leakage.design.optimal) against the baselines.
 
-Usage: python tools/design_benchmark.py [--quick] [--seconds S]
+Usage: python tools/design_benchmark.py [--quick] [--seconds S] [--only n14,ldp,ball,n200]
 
-Rows: N = 14 known prior (plain ray enumeration + one LP vs column generation); N = 42 and 74 with
-heavy-tailed (Zipf-like, min mass ~2e-5) priors at beta = beta*(1e-6, 48842, N), eps = 1 (exact
-design on the ball; certified gap); N = 200 linear utilities at beta < 2 min P (column generation vs
-the compact LP of design_mechanism). Prints one table: case, method, seconds, value, bound, gap.
+Rows: N = 14 known prior (plain ray enumeration + one LP, column generation, and method="auto");
+eps-LDP at N = 42 / 74 (exact staircase pricing); the ball B_beta(P) at beta = beta*(1e-6, 48842, N),
+eps = 1, for heavy-tailed (Zipf-like, min mass ~2e-5) priors and for the Adult data set's
+native-country (N = 42, '?' kept) and age (N = 74) frequencies, with the route-(44) design beside;
+N = 200 linear utilities at beta = 1.5 min P (column generation vs the compact LP of
+design_mechanism). One table: case, method, N, value, bound, gap, certified, seconds; then ratios.
 """
 
 from __future__ import annotations
 
 import argparse
+import csv
+import os
 import time
+from collections import Counter
 
 import numpy as np
 
 from leakage.design import design_mechanism, optimal_mechanism, optimal_mechanism_for_estimate
 from leakage.estimation.concentration import beta_star
+
+ADULT = os.environ.get("ADULT_CSV", "/work/main/results/data/adult.csv")
 
 
 def zipf_prior(n, p_min=2e-5):
@@ -30,53 +37,86 @@ def zipf_prior(n, p_min=2e-5):
     return p
 
 
-def row(case, method, seconds, value, bound):
+def adult_prior(column):
+    """Empirical distribution of one column of the Adult CSV (None when the file is absent)."""
+    if not os.path.exists(ADULT):
+        return None
+    with open(ADULT, newline="") as f:
+        counts = Counter(r[column].strip() for r in csv.DictReader(f))
+    c = np.array(sorted(counts.values(), reverse=True), dtype=float)
+    return c / c.sum()
+
+
+HEAD = f"{'case':36s} {'method':11s} {'N':>4s} {'value':>13s} {'bound':>13s} {'gap':>9s} {'cert':>5s} {'seconds':>8s}"
+
+
+def row(case, method, n, value, bound, certified, seconds):
     gap = bound - value
-    print(f"{case:34s} {method:12s} {seconds:9.3f} {value:14.9f} {bound:14.9f} {gap:10.2e}", flush=True)
+    print(f"{case:36s} {method:11s} {n:4d} {value:13.9f} {bound:13.9f} {gap:9.2e} {str(bool(certified)):>5s} "
+          f"{seconds:8.3f}", flush=True)
+
+
+def timed(f, *a, **k):
+    t = time.perf_counter()
+    out = f(*a, **k)
+    return out, time.perf_counter() - t
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="skip N = 74")
     ap.add_argument("--seconds", type=float, default=240.0, help="time limit per large design")
-    ap.add_argument("--only", default="", help="comma list of: n14,n42,n74,n200")
+    ap.add_argument("--only", default="", help="comma list of: n14,ldp,ball,n200")
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
-    print(f"{'case':34s} {'method':12s} {'seconds':>9s} {'value':>14s} {'bound':>14s} {'gap':>10s}")
+    ratios = []
+    print(HEAD)
     if not only or "n14" in only:
-        rng = np.random.default_rng(14)
-        p = rng.dirichlet(np.ones(14))
-        for method in ("enumerate", "colgen"):
-            t = time.perf_counter()
-            d = optimal_mechanism(p, 1.0, method=method)
-            row("N=14 MI known prior eps=1", method, time.perf_counter() - t, d.value, d.bound)
-    for n in (42, 74):
-        if (only and f"n{n}" not in only) or (args.quick and n == 74 and not only):
-            continue
-        p = zipf_prior(n)
-        beta = beta_star(1e-6, 48842, n)
-        t = time.perf_counter()
-        d = optimal_mechanism(p, 1.0, beta=beta, max_seconds=args.seconds)
-        row(f"N={n} MI ball beta={beta:.4f}", "colgen", time.perf_counter() - t, d.value, d.bound)
-        t = time.perf_counter()
-        r = optimal_mechanism_for_estimate(p, 1.0, beta)
-        row(f"N={n} MI route (44)", r.method, time.perf_counter() - t, r.value, r.bound)
+        p = np.random.default_rng(14).dirichlet(np.ones(14))
+        t = {}
+        for method in ("enumerate", "colgen", "auto"):
+            d, t[method] = timed(optimal_mechanism, p, 1.0, method=method)
+            row("MI known prior eps=1", f"{method}" + (f"->{d.method[:4]}" if method == "auto" else ""), 14,
+                d.value, d.bound, d.certified, t[method])
+        ratios.append(f"N=14 known prior: auto / enumerate time = {t['auto'] / t['enumerate']:.2f}, "
+                      f"colgen / enumerate = {t['colgen'] / t['enumerate']:.2f}")
+    sizes = (42,) if args.quick else (42, 74)
+    priors = []
+    for n in sizes:
+        priors.append((f"zipf", zipf_prior(n)))
+    adult = {42: adult_prior("native-country"), 74: adult_prior("age")}
+    for n in sizes:
+        if adult[n] is not None and adult[n].size == n:
+            priors.append(("adult " + ("native-country" if n == 42 else "age"), adult[n]))
+    if not only or "ldp" in only:
+        for name, p in priors:
+            d, s = timed(optimal_mechanism, p, 1.0, privacy="ldp", max_seconds=args.seconds)
+            row(f"MI LDP eps=1 {name}", d.method, p.size, d.value, d.bound, d.certified, s)
+    if not only or "ball" in only:
+        for name, p in priors:
+            n = p.size
+            beta = beta_star(1e-6, 48842, n)
+            d, s = timed(optimal_mechanism, p, 1.0, beta=beta, max_seconds=args.seconds)
+            row(f"MI ball b={beta:.4f} {name}", d.method, n, d.value, d.bound, d.certified, s)
+            r, s = timed(optimal_mechanism_for_estimate, p, 1.0, beta)
+            row(f"MI route (44) b={beta:.4f} {name}", r.method, n, r.value, r.bound, r.certified, s)
+            ratios.append(f"N={n} {name}: ball value - route (44) = {d.value - r.value:.3e}, "
+                          f"ball value - LDP = {d.value - d.stats['ldp_value']:.3e}, ball gap {d.gap:.3e}")
     if not only or "n200" in only:
         n = 200
-        rng = np.random.default_rng(n)
-        p = rng.dirichlet(np.ones(n) * 5)
+        p = np.random.default_rng(n).dirichlet(np.ones(n) * 5)
         beta = 1.5 * p.min()
         idx = np.arange(n)
         for name, u in (("identity", np.eye(n)), ("-|x-y|", -np.abs(np.subtract.outer(idx, idx)).astype(float))):
-            t = time.perf_counter()
-            d = optimal_mechanism(p, 1.0, beta=beta, utility=u)
-            t_new = time.perf_counter() - t
-            row(f"N=200 linear {name}", "colgen", t_new, d.value, d.bound)
-            t = time.perf_counter()
-            c = design_mechanism(p, 1.0, beta, u)
-            t_old = time.perf_counter() - t
-            row(f"N=200 linear {name}", "compact LP", t_old, c.expected_utility, c.expected_utility)
-            print(f"   speed-up {t_old / t_new:.1f}x, value difference {d.value - c.expected_utility:.2e}")
+            d, t_new = timed(optimal_mechanism, p, 1.0, beta=beta, utility=u, max_seconds=args.seconds)
+            row(f"linear {name} b=1.5minP", d.method, n, d.value, d.bound, d.certified, t_new)
+            c, t_old = timed(design_mechanism, p, 1.0, beta, u)
+            row(f"linear {name} b=1.5minP", "compact LP", n, c.expected_utility, c.expected_utility, True, t_old)
+            ratios.append(f"N=200 {name}: compact LP / optimal_mechanism time = {t_old / t_new:.2f}, "
+                          f"value difference {d.value - c.expected_utility:.2e}")
+    print()
+    for r in ratios:
+        print(r)
 
 
 if __name__ == "__main__":

@@ -192,6 +192,104 @@ def test_property_random_small(w, eps, frac, ldp):
     assert -1e-12 <= d.value <= entropy(p) + 1e-12
 
 
+# ----------------------------------------------------------------------------- LDP: exact staircase pricing
+
+
+def test_ldp_staircase_pricing_equals_brute_force():
+    from leakage.design.optimal import _bb_ldp, _staircase_value
+
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        n = int(rng.integers(2, 11))
+        p = rng.dirichlet(np.ones(n) * rng.uniform(0.3, 3))
+        eps = rng.uniform(0.05, 4)
+        w = p * rng.uniform(0.2, 1.5, size=n) * rng.uniform(0.1, 1.0)
+        masks = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool)
+        best = max(_staircase_value(p, w, eps, m) for m in masks)
+        ub, found, _ = _bb_ldp(p, w, eps, tol=1e-12, collect=-np.inf)
+        assert max(best, 0.0) - 1e-12 <= ub <= max(best, 0.0) + 1e-9
+        if best > 1e-9:  # the search only has to find improving (positive) columns
+            assert _staircase_value(p, w, eps, found[0]) == pytest.approx(best, abs=1e-10)
+
+
+@pytest.mark.parametrize("n", [8, 10])
+def test_ldp_colgen_equals_enumeration_certified(n):
+    p = np.random.default_rng(n).dirichlet(np.ones(n))
+    for eps in (0.5, 2.0):
+        a = optimal_mechanism(p, eps, privacy="ldp", method="enumerate")
+        b = optimal_mechanism(p, eps, privacy="ldp", method="colgen")
+        assert a.certified and b.certified
+        assert b.value == pytest.approx(a.value, abs=1e-8)
+        check_design(b, p, eps, 0.0, "ldp")
+
+
+def test_ldp_certified_heavy_tail_n40():
+    p = np.arange(1, 41, dtype=float) ** -2.5
+    p /= p.sum()
+    d = optimal_mechanism(p, 1.0, privacy="ldp", max_seconds=20)
+    assert d.certified and d.method == "colgen"
+    check_design(d, p, 1.0, 0.0, "ldp")
+
+
+# ----------------------------------------------------------------------------- guarantees by construction
+
+
+def _route_and_ldp(p, eps, beta):
+    vals = [optimal_mechanism(p, eps, privacy="ldp").value]
+    if design_epsilon(eps, beta) >= 0:
+        vals.append(optimal_mechanism_for_estimate(p, eps, beta).value)
+    return vals
+
+
+@settings(max_examples=8, deadline=None)
+@given(
+    w=st.lists(st.floats(0.02, 1.0), min_size=2, max_size=6),
+    eps=st.floats(0.05, 3.0),
+    frac=st.floats(0.01, 1.0),
+)
+def test_property_ball_at_least_route_44_and_ldp(w, eps, frac):
+    p = np.array(w) / np.sum(w)
+    beta = 2.0 * frac
+    d = optimal_mechanism(p, eps, beta=beta, method="colgen", max_seconds=0.5)
+    check_design(d, p, eps, beta)
+    for v in _route_and_ldp(p, eps, beta):
+        assert d.value >= v - 1e-9
+        assert d.bound >= v - 1e-9
+
+
+@pytest.mark.parametrize("n", [8, 12])
+def test_ball_at_least_route_44_and_ldp_heavy_tail(n):
+    p = np.arange(1, n + 1, dtype=float) ** -2.0
+    p /= p.sum()
+    beta = 4.0 * p.min()  # beyond 2 min P: no closed-form vertex family, heuristic pricing
+    d = optimal_mechanism(p, 1.0, beta=beta, max_seconds=2.0)
+    for v in _route_and_ldp(p, 1.0, beta):
+        assert d.value >= v - 1e-9
+    assert d.stats["ldp_value"] <= d.value + 1e-9 and d.stats["route44_value"] <= d.value + 1e-9
+    check_design(d, p, 1.0, beta)
+
+
+def test_beta_2_equals_ldp_colgen():
+    p = np.random.default_rng(5).dirichlet(np.ones(7))
+    ldp = optimal_mechanism(p, 1.0, privacy="ldp")
+    d = optimal_mechanism(p, 1.0, beta=2.0, method="colgen", max_seconds=1.0)
+    assert ldp.certified
+    assert d.value == pytest.approx(ldp.value, abs=1e-8)
+
+
+def test_warm_start_monotone_in_eps_and_beta():
+    p = np.arange(1, 11, dtype=float) ** -1.5
+    p /= p.sum()
+    lo = optimal_mechanism(p, 0.5, beta=0.2, max_seconds=0.3)
+    hi = optimal_mechanism(p, 1.0, beta=0.2, max_seconds=0.3, warm_start=[lo.channel])
+    assert hi.value >= lo.value - 1e-9
+    wide = optimal_mechanism(p, 1.0, beta=0.4, max_seconds=0.3)
+    narrow = optimal_mechanism(p, 1.0, beta=0.2, max_seconds=0.3, warm_start=[wide.channel])
+    assert narrow.value >= wide.value - 1e-9
+    with pytest.raises(ValueError, match="warm_start"):
+        optimal_mechanism(p, 0.5, beta=0.2, warm_start=[hi.channel])
+
+
 # ----------------------------------------------------------------------------- bad input
 
 
@@ -224,3 +322,26 @@ def test_bench_known_prior_n10(benchmark):
     p = np.random.default_rng(0).dirichlet(np.ones(10))
     d = benchmark(optimal_mechanism, p, 1.0, method="colgen")
     assert d.certified
+
+
+def test_bench_ldp_heavy_tail_n42(benchmark):
+    """Exact LDP column generation at N = 42 (staircase branch and bound); certified."""
+    p = np.arange(1, 43, dtype=float) ** -2.5
+    p /= p.sum()
+    d = benchmark(optimal_mechanism, p, 1.0, privacy="ldp")
+    assert d.certified
+
+
+def test_ball_outer_bound_is_valid_against_enumeration():
+    from leakage.design.optimal import _Cone, _ball_outer_bound, _enumerate, _mu
+
+    rng = np.random.default_rng(11)
+    for _ in range(6):
+        p = rng.dirichlet(np.ones(4))
+        beta = rng.uniform(0.0, 2.0)
+        cone = _Cone(p, 1.0, beta, "pml")
+        v = cone.polish(_enumerate(cone))  # all vertices (brute force, N = 4)
+        w = p * rng.uniform(0.0, 0.5, size=4)
+        best = float(np.max(_mu(p, v) - w @ v))
+        ub, _ = _ball_outer_bound(cone, w, tol=1e-12)
+        assert ub >= best - 1e-9

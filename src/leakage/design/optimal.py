@@ -23,22 +23,31 @@ It is solved by column generation (HiGHS master LP; pricing max_{r in K, P.r = 1
 the master duals w). Any upper bound U on the pricing maximum certifies: w + U P is dual feasible,
 so ``bound = sum(w) + max(U, 0)`` bounds the optimum from above, whatever the solver accuracy.
 
-Pricing (exact, with rigorous upper bounds):
+Pricing (rigorous upper bounds always; exact where stated):
 
-* beta = 0: the cross-section is the box {0 <= v <= e^eps, P.v = 1}; spatial branch and bound with
-  the chord (concave envelope) of each convex term P_x r log r - w_x r as a fractional-knapsack
-  relaxation, solved by sorting (no LP); only the one fractional row has a gap.
-* beta > 0 and LDP: branch and bound on the lifted description (m = column minimum, q = v - m,
-  G = the knapsack bound on g) with the 2-D concave envelope of P_x (m + q) log(m + q) on each
-  (m, q_x) box, a small LP (HiGHS) per node; branching on m, G and single rows. Heuristics (two-level
-  columns, lift vectors at eps' of eq. (43)) find most improving columns first.
+* beta = 0 (exact): the cross-section is the box {0 <= v <= e^eps, P.v = 1}; spatial branch and
+  bound with the chord (concave envelope) of each convex term P_x r log r - w_x r as a
+  fractional-knapsack relaxation, solved by sorting (no LP); only the one fractional row has a gap.
+* LDP (exact): the vertices are staircase columns (a off S, a e^eps on S, a = 1/(1 + c P(S)),
+  c = e^eps - 1) and the pricing value is -log(1 + c t) + (eps e^eps t - W - c w(S))/(1 + c t),
+  t = P(S). Branch and bound over items in/out of S with a closed-form bound: w(S) >= the
+  fractional knapsack L(t) (convex piecewise linear), and on each piece the bound is unimodal in t
+  with its maximiser in closed form (see ``_bb_ldp``). Certified at N = 74 in about a second.
+* beta > 0 (heuristic columns, rigorous but loose bound): two-level columns and lift vectors at eps'
+  of eq. (43) by local search, a small branch and bound on a lifted LP; the bound is the minimum of
+  that B&B's bound and an outer relaxation: with m = min v, moving min(beta/2, P_x) mass from row x
+  to the argmin row gives v_x <= e^eps (1 + b_x m)/(1 + e^eps b_x); for m in pieces of [0, 1] the
+  exact box B&B above bounds each piece (``_ball_outer_bound``). The master LP is always seeded with
+  the route-(44) optimum and the eps-LDP optimum (both feasible for the ball), so the result is at
+  least as good as both whatever the pricing finds.
 * linear utilities: pricing per label is linear, in closed form for beta = 0 (fractional knapsack),
   beta <= 2 min P (vertices are lift vectors at eps' and two-level columns over prefixes), LDP
   (staircase columns over prefixes, [kairouz2016]); an LP per label otherwise.
 
 Small alphabets with a known vertex family (beta = 0: lift vectors [saeidian-optimal-pml, Thm 6];
 LDP: staircase vectors [kairouz2016]; beta <= 2 min P: both kinds at eps and eps') are solved by
-plain enumeration and one LP (``method="enumerate"``), about N 2^(N-1) columns.
+plain enumeration and one LP (``method="enumerate"``), about N 2^(N-1) columns; ``"auto"`` uses it
+up to the measured crossovers (N <= 14 known prior, N <= 12 LDP, N <= 12 for beta <= 2 min P).
 
 Exactness: every column is built in closed form or *polished* (normalised, then mixed with the
 all-ones column, which is strictly inside K, just enough to satisfy the exact closed-form test);
@@ -46,8 +55,15 @@ the final weights are recomputed by a linear solve on the basis, the rows renorm
 returned channel verified with the exact closed form of the sup of PML over the ball (or the LDP
 ratio). A violation above 1e-9 nats raises RuntimeError.
 
-Limits: branch and bound is exponential in the worst case; its node budget bounds the work, and an
-unfinished search still yields a valid (looser) bound, reported with ``certified=False``.
+Limits (measured with tools/design_benchmark.py, 2 shared cores): known prior and LDP certified to
+1e-9 at N = 42-74 in about a second. beta > 0 beyond 2 min P is NOT certified at N = 42 / 74
+(heavy-tailed priors, beta = beta*(1e-6)): the gap is about 5e-3 to 1e-2 nats, limited by the outer
+box relaxation (it ignores that the removed mass is shared between rows); the value is >= the
+route-(44) and LDP optima by construction. Linear utilities at N = 200 are slower than the compact
+LP of design_mechanism (an interior-point solve of the compact LP without crossover was slower
+still: 15.7 s vs 3.2 s for the identity utility). Branch and bound is exponential in the worst
+case; its node budget bounds the work, and an unfinished search still yields a valid (looser)
+bound, reported with ``certified=False``.
 """
 
 from __future__ import annotations
@@ -254,7 +270,7 @@ def _enumerate(cone):
 # --------------------------------------------------------------------------- pricing: box
 
 
-def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None):
+def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None, floor=0.0):
     """max_{0 <= r <= cap, P.r = 1} sum_x P_x r_x log r_x - w_x r_x by spatial branch and bound.
 
     Returns (upper bound, list of columns with value > collect, nodes). The chord relaxation of
@@ -290,7 +306,8 @@ def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None):
 
     found = []
     best = -np.inf
-    lo0, hi0 = np.zeros(n), np.full(n, cap)
+    lo0 = np.full(n, float(floor))
+    hi0 = np.broadcast_to(np.asarray(cap, dtype=float), (n,)).copy()
     root = solve(lo0, hi0)
     if root is None:
         return -np.inf, [], 0
@@ -312,7 +329,7 @@ def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None):
         if frac < 0 or nodes >= max_nodes:
             if frac < 0:
                 continue
-            heapq.heappush(heap, (negub, cnt, lo, hi, (ub, val, r, frac)))
+            heapq.heappush(heap, (negub, -1, lo, hi, (ub, val, r, frac)))  # -1: unique key, no array compare
             break
         a, b_, x = lo[frac], hi[frac], r[frac]
         split = x if (a + 0.1 * (b_ - a) < x < b_ - 0.1 * (b_ - a)) else 0.5 * (a + b_)
@@ -333,6 +350,123 @@ def _bb_box(p, w, cap, *, tol=1e-10, max_nodes=20000, collect=1e-9, find=None):
     if heap:
         ub_global = max(ub_global, max(-e[0] for e in heap), best)
     return float(ub_global) + 1e-12 * (1 + abs(ub_global)), found, nodes
+
+
+# --------------------------------------------------------------------------- pricing: LDP staircase
+
+
+def _staircase_value(p, w, eps, mask):
+    """sum_x P_x v_x log v_x - w.v for the staircase column with high set ``mask`` (P.v = 1)."""
+    c = math.expm1(eps)
+    t = float(p[mask].sum())
+    a = 1.0 / (1.0 + c * t)
+    return -math.log1p(c * t) + (eps * (c + 1.0) * t - w.sum() - c * float(w[mask].sum())) * a
+
+
+def _bb_ldp(p, w, eps, *, tol=1e-10, collect=1e-9, max_nodes=200000, deadline=None, keep=64):
+    """Exact MI pricing for eps-LDP: max over staircase columns of sum_x P_x v_x log v_x - w.v.
+
+    Staircase ray with high set S, t = P(S), c = e^eps - 1, a = 1/(1 + c t):
+        value(S) = -log(1 + c t) + (eps e^eps t - W - c W_S) / (1 + c t),   W = sum w, W_S = w(S).
+    Branch and bound on items (x in S / x not in S). At a node, W_S >= L(t), the fractional knapsack
+    min {w.z : P.z = t, 0 <= z <= 1, fixed items respected}, convex piecewise linear in t (greedy by
+    w_x / P_x). On a piece L = alpha + r t the bound g(t) = -log(1 + c t) + (A + B t)/(1 + c t),
+    A = -W - c alpha, B = eps e^eps - c r, has derivative numerator B - c A - c (1 + c t), decreasing
+    in t: g is unimodal, maximised at the clipped 1 + c t* = (B - c A) / c. Closed form, rigorous.
+    Returns (upper bound, list of high-set masks with value > collect (best first), nodes).
+    """
+    n = p.size
+    c = math.expm1(eps)
+    k1 = eps * math.exp(eps)
+    wt = float(w.sum())
+    order = np.argsort(w / p, kind="stable")
+    po, wo = p[order], w[order]
+
+    def evaluate(status):
+        # status over sorted items: 1 in, -1 out, 0 free
+        inn = status == 1
+        free = status == 0
+        t0 = float(po[inn].sum())
+        w_in = float(wo[inn].sum())
+        pf, wf = po[free], wo[free]
+        fidx = np.flatnonzero(free)
+        if pf.size == 0:
+            val = -math.log1p(c * t0) + (k1 * t0 - wt - c * w_in) / (1.0 + c * t0)
+            return val, val, inn.copy(), -1
+        cp = np.concatenate([[0.0], np.cumsum(pf)])
+        cw = np.concatenate([[0.0], np.cumsum(wf)])
+        lo = t0 + cp[:-1]
+        hi = t0 + cp[1:]
+        r = wf / pf
+        alpha = w_in + cw[:-1] - r * lo
+        a_ = -wt - c * alpha
+        b_ = k1 - c * r
+        ts = np.clip(((b_ - c * a_) / c - 1.0) / c, lo, hi)
+        d = 1.0 + c * ts
+        g = -np.log1p(c * ts) + (a_ + b_ * ts) / d
+        k = int(np.argmax(g))
+        ub = float(g[k])
+        ub += 1e-12 * (1.0 + abs(ub))
+        # integral candidates at the maximiser: prefix without / with the fractional item
+        base = inn.copy()
+        base[fidx[:k]] = True
+        v0 = _val(base)
+        with_k = base.copy()
+        with_k[fidx[k]] = True
+        v1 = _val(with_k)
+        best_mask, best_val = (base, v0) if v0 >= v1 else (with_k, v1)
+        frac = (ts[k] - lo[k]) / pf[k]
+        branch = fidx[k] if 1e-12 < frac < 1 - 1e-12 else -1
+        if branch < 0:  # relaxation integral at its maximiser: the node is solved
+            ub = max(best_val, float(g[k]))
+        return ub, best_val, best_mask, branch
+
+    def _val(mask):
+        t = float(po[mask].sum())
+        return -math.log1p(c * t) + (k1 * t - wt - c * float(wo[mask].sum())) / (1.0 + c * t)
+
+    found = {}
+    best = closed = -np.inf
+    status0 = np.zeros(n, np.int8)
+    ub0, v, mk, br = evaluate(status0)
+    heap = [(-ub0, 0, status0, v, mk, br)]
+    cnt = nodes = 1
+    while heap:
+        negub, _, status, v, mk, br = heap[0]
+        if v > best:
+            best = v
+        if v > collect:
+            found[mk.tobytes()] = (v, mk)
+        if -negub <= max(best, 0.0) + tol or nodes >= max_nodes:
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        heapq.heappop(heap)
+        if br < 0:  # solved node (integral relaxation): its bound stays in the global bound
+            closed = max(closed, -negub)
+            continue
+        for s in (1, -1):
+            st = status.copy()
+            st[br] = s
+            ub, v2, mk2, br2 = evaluate(st)
+            nodes += 1
+            if v2 > best:
+                best = v2
+            if v2 > collect:
+                found[mk2.tobytes()] = (v2, mk2)
+            if ub > max(best, 0.0) + tol:
+                cnt += 1
+                heapq.heappush(heap, (-ub, cnt, st, v2, mk2, br2))
+    ub_global = max([best, closed, 0.0] + [-e[0] for e in heap])
+    if not heap:
+        ub_global = max(best, closed, 0.0) + tol
+    cols = sorted(found.values(), key=lambda e: -e[0])[:keep]
+    masks = []
+    for _, mk in cols:
+        m = np.zeros(n, bool)
+        m[order[mk]] = True
+        masks.append(m)
+    return float(ub_global), masks, nodes
 
 
 # --------------------------------------------------------------------------- pricing: LP B&B
@@ -654,9 +788,10 @@ def _mi_heuristic(cone, w, lifted_cap):
     """Cheap candidate columns for the MI pricing (beta > 0 or LDP): two-level columns and lift vectors."""
     p, n = cone.p, cone.n
     order = np.argsort(w / p, kind="stable")
-    masks = np.zeros((n, n - 1), bool)
-    for k in range(1, n):
+    masks = np.zeros((n, 2 * (n - 1)), bool)
+    for k in range(1, n):  # prefixes and suffixes of the w / P order
         masks[order[:k], k - 1] = True
+        masks[order[k:], n - 2 + k] = True
     cands = [_two_level(cone, masks)]
     vals = _mu(p, cands[0]) - w @ cands[0]
     k = int(np.argmax(vals))
@@ -744,7 +879,7 @@ def _identity_private(p, eps, beta, privacy):
 
 
 def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_information",
-                      method="auto", max_seconds=240.0, tol=1e-9) -> OptimalDesign:
+                      method="auto", max_seconds=240.0, tol=1e-9, warm_start=()) -> OptimalDesign:
     """max utility over channels eps-private on B_beta(prior) ([empirical-pml, eq. (40)]) or eps-LDP.
 
     ``privacy="pml"``: max_x P(y|x) <= e^eps min_{Q in B_beta(prior)} Q_Y(y) for every y, any beta in
@@ -758,6 +893,12 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     generation otherwise), ``"enumerate"`` or ``"colgen"``. The result carries a certified upper
     bound (``bound``); ``certified`` when bound - value <= 1e-9 (1 + |value|). Column generation
     stops at ``tol`` (relative pricing gap) or after ``max_seconds`` with the best valid bound.
+
+    ``warm_start``: channels (N x M_i, row-stochastic) already known to satisfy the same privacy
+    constraint (verified here; ValueError otherwise); their columns seed the LP, so the result is at
+    least as good as each of them (MI only). For beta > 0 the LP is always seeded with the route-(44)
+    optimum (M(eps', P) ⊆ M(eps, B_beta(P))) and the eps-LDP optimum (LDP columns lie in every
+    ball cone), so value >= both by construction, whatever the pricing quality.
 
     Complexity: enumeration N 2^(N-1) columns; column generation one master LP per iteration plus
     pricing (sorting for beta = 0; a branch and bound of small LPs for beta > 0 / LDP, exponential in
@@ -785,13 +926,17 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
 
     cone = _Cone(p, eps, beta, privacy)
     if method == "auto":
-        limit = {"box": 8, "ldp": 14, "ball": 12 if cone.small_ball else 3}[cone.kind]
+        # measured crossovers (tools/design_benchmark.py): enumeration + one LP beats column generation
+        # up to N = 14 for the known prior (N 2^(N-1) lift vectors) and N = 12 for LDP (2^N staircases)
+        limit = {"box": 14, "ldp": 12, "ball": 12 if cone.small_ball else 3}[cone.kind]
         method = "enumerate" if n <= limit else "colgen"
     if method not in ("enumerate", "colgen"):
         raise ValueError(f"method must be 'auto', 'enumerate' or 'colgen', got {method!r}")
 
     if u is None:
-        ch, bound, stats = _solve_mi(cone, method, tol, t0 + max_seconds)
+        seeds, seed_stats = _seed_channels(p, eps, beta, cone, warm_start, tol, max_seconds)
+        ch, bound, stats = _solve_mi(cone, method, tol, t0 + max_seconds, seeds)
+        stats.update(seed_stats)
         value = mutual_information(ch, p)
     else:
         ch, bound, stats = _solve_linear(cone, u, method, tol, t0 + max_seconds)
@@ -806,10 +951,76 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
                          seconds=time.perf_counter() - t0, stats=stats, **base)
 
 
-def _solve_mi(cone, method, tol, deadline):
+def _staircase_columns(p, eps, masks):
+    """Normalised staircase columns (P.v = 1): a off the high set, a e^eps on it."""
+    m = np.array(masks, dtype=float).T
+    c = math.expm1(eps)
+    a = 1.0 / (1.0 + c * (p @ m))
+    return a[None, :] * (1.0 + c * m)
+
+
+def _channel_columns(cone, channel):
+    """Columns of a feasible channel as normalised rays of K (polished), dropping unused outputs."""
+    mass = cone.p @ channel
+    cols = channel[:, mass > 0] / mass[mass > 0][None, :]
+    return cone.polish(cols)
+
+
+def _seed_channels(p, eps, beta, cone, warm_start, tol, max_seconds):
+    """Feasible channels whose columns seed the master LP (see ``warm_start``)."""
+    seeds, stats = [], {}
+    for i, ch in enumerate(warm_start):
+        ch = np.asarray(ch, dtype=float)
+        if ch.ndim != 2 or ch.shape[0] != p.size or np.any(ch < 0) or \
+                not np.allclose(ch.sum(axis=1), 1.0, atol=1e-9):
+            raise ValueError(f"warm_start[{i}] must be a row-stochastic ({p.size}, M) channel")
+        try:
+            _verify(ch / ch.sum(axis=1, keepdims=True), p, cone.eps, beta, "ldp" if cone.kind == "ldp" else "pml")
+        except RuntimeError as exc:
+            raise ValueError(f"warm_start[{i}] does not satisfy the privacy constraint: {exc}") from None
+        seeds.append(ch)
+    if cone.kind == "ball":
+        sub = dict(tol=tol, max_seconds=max_seconds / 4)
+        eps_p = design_epsilon(eps, beta)
+        if eps_p >= 0:
+            r = optimal_mechanism(p, eps_p, beta=0.0, **sub)
+            seeds.append(r.channel)
+            stats["route44_value"] = r.value
+        d = optimal_mechanism(p, eps, privacy="ldp", **sub)
+        seeds.append(d.channel)
+        stats["ldp_value"] = d.value
+    return seeds, stats
+
+
+def _ball_outer_bound(cone, w, *, tol, pieces=24, max_nodes=20000):
+    """Rigorous upper bound on the ball pricing max_{v in K_beta, P.v = 1} mu(v) - w.v by outer boxes.
+
+    Moving b_x = min(beta/2, P_x) of mass from row x to a row where v is smallest is a prior of the
+    ball, so g(v) <= P.v - b_x (v_x - m) with m = min v, and privacy gives
+    v_x <= e^eps (1 + b_x m) / (1 + e^eps b_x). Splitting m in [0, 1] into pieces [m_lo, m_hi], each
+    piece of the cross-section lies in the box m_lo <= v_x <= e^eps (1 + b_x m_hi) / (1 + e^eps b_x),
+    where the chord branch and bound of the known prior is exact; the maximum over the pieces bounds
+    the ball pricing (for beta -> 0 this is the box pricing, K_beta ⊆ K_0).
+    """
+    p, E = cone.p, cone.E
+    b = np.minimum(cone.half, p)
+    edges = np.linspace(0.0, 1.0, pieces + 1)
+    ub, nodes = -np.inf, 0
+    for m_lo, m_hi in zip(edges[:-1], edges[1:]):
+        cap = E * (1.0 + b * m_hi) / (1.0 + E * b)
+        if m_lo > 0 and (p @ np.maximum(cap, m_lo) < 1.0 or m_lo > 1.0):
+            continue
+        u, _, k = _bb_box(p, w, cap, tol=tol, collect=np.inf, max_nodes=max_nodes, floor=m_lo)
+        ub, nodes = max(ub, u), nodes + k
+    return ub, nodes
+
+
+def _solve_mi(cone, method, tol, deadline, seeds=()):
     p, n = cone.p, cone.n
     if method == "enumerate":
         cols = cone.polish(_enumerate(cone))
+        if seeds:
+            cols = np.concatenate([cols] + [_channel_columns(cone, ch) for ch in seeds], axis=1)
         obj = _mu(p, cols)
         val, lam, w = _master(cols, obj)
         u_max = float(np.max(obj - w @ cols))
@@ -818,10 +1029,10 @@ def _solve_mi(cone, method, tol, deadline):
         ch = cols[:, sup] * lam_b[None, :]
         ch /= ch.sum(axis=1, keepdims=True)
         return ch, float(bound), {"columns": cols.shape[1], "iterations": 1}
-    lifted = None if cone.kind == "box" else _LiftedLP(cone)
+    lifted = _LiftedLP(cone) if cone.kind == "ball" else None
     eps_p = design_epsilon(cone.eps, 2 * cone.half) if cone.kind == "ball" else -1.0
     lift_cap = math.exp(eps_p) if eps_p >= 0 else None
-    cols = np.ones((n, 1))
+    cols = np.concatenate([np.ones((n, 1))] + [_channel_columns(cone, ch) for ch in seeds], axis=1)
     master = _Master(n)
     master.add(cols, _mu(p, cols))
     best_bound = np.inf
@@ -832,7 +1043,7 @@ def _solve_mi(cone, method, tol, deadline):
         scale = tol * (1 + abs(val))
         out_of_time = time.perf_counter() > deadline
         new = None
-        if cone.kind != "box" and not out_of_time:
+        if cone.kind == "ball" and not out_of_time:
             cand = _mi_heuristic(cone, w, lift_cap)
             rc = _mu(p, cand) - w @ cand
             keep = rc > max(scale, 1e-7 * (1 + abs(val)))
@@ -843,9 +1054,16 @@ def _solve_mi(cone, method, tol, deadline):
             if cone.kind == "box":
                 ub, found, nodes = _bb_box(p, w, cone.E, tol=scale / 4, collect=scale,
                                            find=None, max_nodes=200000 if out_of_time else 50000)
+            elif cone.kind == "ldp":
+                ub, masks, nodes = _bb_ldp(p, w, cone.eps, tol=scale / 4, collect=scale, keep=2 * n,
+                                           deadline=max(deadline, time.perf_counter() + 5.0))
+                found = list(_staircase_columns(p, cone.eps, masks).T) if masks else []
             else:
                 ub, found, nodes = _bb_lifted(lifted, w, tol=scale / 4, collect=scale, max_nodes=400,
                                               deadline=max(deadline, time.perf_counter() + 1.0))
+                ub_box, nb = _ball_outer_bound(cone, w, tol=scale / 4)
+                ub = min(ub, ub_box)
+                nodes += nb
             nodes_total += nodes
             best_bound = min(best_bound, w.sum() + max(ub, 0.0))
             if found:
