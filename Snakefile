@@ -13,6 +13,11 @@ validate(config, "workflow/schemas/config.schema.yaml")
 # Defaults inside a section are not filled through the cross-file $ref: fill them section by section.
 for section in [key for key, value in config.items() if isinstance(value, dict)]:
     validate(config[section], f"workflow/schemas/{section}.schema.yaml")
+# Constraints between keys (m_min < m_max, beta_max <= 2 p_min, sums to one, ...), checked before
+# any job starts; the error names the keys.
+from leakage.config_checks import check_config
+
+check_config(config)
 
 
 report: "workflow/report/workflow.rst"

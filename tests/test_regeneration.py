@@ -183,6 +183,10 @@ EXPECTED = {
     "src/leakage/measures/dp.py": _chain("worst-case-pml") | _chain("statistical-inference") | _chain("mi-dp"),
     # the data step: the Adult table, its estimates, its provenance page, the Adult figures
     "src/leakage/data/adult.py": ADULT | ESTIMATES | PROVENANCE_HTML | _chain("empirical-pml", EPML_NOISE),
+    # the software versions the data step records in its provenance
+    "src/leakage/provenance.py": ADULT | ESTIMATES | PROVENANCE_HTML | _chain("empirical-pml", EPML_NOISE),
+    # cross-field config checks: run by the Snakefile before any job, by no job
+    "src/leakage/config_checks.py": set(),
     # presentation: every plot, no table; the report pages only
     "src/leakage/plots/style.py": _every(_plots),
     "src/leakage/plots/__init__.py": _every(_plots),

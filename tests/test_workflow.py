@@ -1,7 +1,7 @@
 """The real Snakemake CLI on a tiny config: the data rules end to end, config refusal, up-to-date.
 
 Runs ``python -m snakemake -s <repo>/Snakefile --directory <tmp>`` where <tmp> holds the test
-config.yaml (papers: [], Adult from the shipped sample through the local source) and a link to the
+config.yaml (papers: [mi-dp] but only the data targets asked for, Adult from the shipped sample through the local source) and a link to the
 library sources that the rules list as inputs. Expected numbers are counted here from the raw
 sample with plain string operations, not taken from the code under test.
 """
@@ -27,7 +27,7 @@ TARGETS = ["results/data/adult.csv", "results/empirical-pml/adult_estimates.csv"
 
 CONFIG = {
     "seed": 1,
-    "papers": [],
+    "papers": ["mi-dp"],
     "adult": {
         "path": str(SAMPLE),
         "sources": ["local"],
@@ -157,6 +157,7 @@ def test_invalid_config_is_refused_naming_the_key(first_run):
         ({"adult": {"sources": ["local", "ftp"]}}, "'ftp' is not one of"),
         ({"adult": {"expected": {"rows": "many"}}}, "'many' is not of type 'integer'"),
         ({"papers": ["nonsense"]}, "'nonsense' is not one of"),
+        ({"papers": []}, "should be non-empty"),
     ],
 )
 def test_schema_refuses_bad_values(section, message):

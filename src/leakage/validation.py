@@ -30,6 +30,19 @@ def _as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
     return arr
 
 
+def check_tolerance(tol: Any, name: str = "tol") -> float:
+    """A numerical tolerance: a finite real > 0 (NaN would switch a check off, inf accept anything)."""
+    if isinstance(tol, (bool, str, bytes)):
+        raise TypeError(f"{name} must be a real number, got {tol!r}")
+    try:
+        v = float(tol)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a real number, got {tol!r}") from exc
+    if not (math.isfinite(v) and v > 0):
+        raise ValueError(f"{name} must be a finite real > 0 (a tolerance), got {tol!r}")
+    return v
+
+
 def check_distribution(
     prior: Any, name: str = "prior", *, full_support: bool = False, tol: float = SUM_TOL
 ) -> np.ndarray:
@@ -38,6 +51,7 @@ def check_distribution(
     Entries must lie in [0, 1] and sum to one within ``tol``; with ``full_support=True`` every
     entry must be > 0 (as PML needs: its leakage is defined relative to a full-support prior).
     """
+    tol = check_tolerance(tol)
     p = _as_float_array(prior, name, 1)
     if np.any(p < -tol):
         raise ValueError(f"{name} must have entries in [0, 1], got min {p.min():.6g}")
@@ -57,6 +71,7 @@ def check_channel(channel: Any, name: str = "channel", *, tol: float = 1e-9) -> 
 
     ``channel[x, y] = P(y | x)``: entries in [0, 1], each row summing to one within ``tol``.
     """
+    tol = check_tolerance(tol)
     c = _as_float_array(channel, name, 2)
     if np.any(c < -tol):
         raise ValueError(
@@ -93,7 +108,7 @@ def check_scalar(
     high_inclusive: bool = True,
 ) -> float:
     """Return ``value`` as a float after checking it lies in the stated interval."""
-    if isinstance(value, bool):
+    if isinstance(value, (bool, str, bytes)):
         raise TypeError(f"{name} must be a real number, got {value!r}")
     try:
         v = float(value)
@@ -134,9 +149,34 @@ def check_positive(value: Any, name: str) -> float:
 
 def check_count(value: Any, name: str, *, low: int = 1) -> int:
     """An integer >= ``low`` such as a sample size m."""
-    if isinstance(value, bool) or not float(value).is_integer():
+    if isinstance(value, (bool, str, bytes)):
+        raise TypeError(f"{name} must be an integer >= {low}, got {value!r}")
+    try:
+        as_float = float(value)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"{name} must be an integer >= {low}, got {value!r}") from exc
+    if not as_float.is_integer():
         raise TypeError(f"{name} must be an integer >= {low}, got {value!r}")
     v = int(value)
     if v < low:
         raise ValueError(f"{name} must be an integer >= {low}, got {v}")
     return v
+
+
+#: Largest float array (bytes) a function builds from a size argument (2 GiB): larger requests are
+#: refused before anything is allocated, instead of a MemoryError (or swapping) inside numpy.
+MAX_ARRAY_BYTES = 2 * 1024**3
+
+
+def check_array_size(shape, name: str) -> None:
+    """Refuse an array of ``shape`` float64 entries larger than :data:`MAX_ARRAY_BYTES`, naming the
+    size parameter ``name`` that asked for it."""
+    cells = 1
+    for n in shape:
+        cells *= int(n)
+    if cells * 8 > MAX_ARRAY_BYTES:
+        raise ValueError(
+            f"{name} asks for a {' x '.join(str(int(n)) for n in shape)} array "
+            f"({cells * 8 / 1024**3:.3g} GiB), more than the {MAX_ARRAY_BYTES / 1024**3:.3g} GiB limit; "
+            f"use a smaller {name}"
+        )

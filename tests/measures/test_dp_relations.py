@@ -300,16 +300,16 @@ def test_eps_mi_negative_rejected_for_relaxed_form():
 
 @pytest.mark.parametrize("fn", [mi_dp_level, kl_dp_level, dp_epsilon, delta_dp_level, dp_sandwich])
 def test_non_stochastic_mechanism_rejected(fn):
-    with pytest.raises(ValueError, match="mechanism must be row-stochastic"):
+    with pytest.raises(ValueError, match="channel must be row-stochastic"):
         fn([[0.5, 0.6], [0.5, 0.5]])
-    with pytest.raises(ValueError, match="mechanism must be row-stochastic"):
+    with pytest.raises(ValueError, match="channel must be row-stochastic"):
         fn(np.full((2, 2, 2), 0.25))
-    with pytest.raises(ValueError, match="mechanism must be row-stochastic: entries in"):
+    with pytest.raises(ValueError, match="channel must be row-stochastic: entries in"):
         fn([[1.5, -0.5], [0.5, 0.5]])
 
 
 def test_mechanism_shape_rejected():
-    with pytest.raises(ValueError, match="mechanism must have at least 2 dimensions"):
+    with pytest.raises(ValueError, match="channel must have at least 2 dimensions"):
         check_mechanism([0.5, 0.5])
 
 
@@ -321,5 +321,5 @@ def test_erasure_parameters_rejected():
 
 
 def test_ragged_mechanism_rejected():
-    with pytest.raises(TypeError, match="mechanism must be an array of real numbers"):
+    with pytest.raises(TypeError, match="channel must be an array of real numbers"):
         check_mechanism([[0.5, 0.5], [1.0]])

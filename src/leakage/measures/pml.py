@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from leakage.validation import check_channel_prior, check_distribution, check_epsilon
+from leakage.validation import check_channel_prior, check_distribution, check_epsilon, check_tolerance
 
 
 def output_distribution(channel, prior) -> np.ndarray:
@@ -49,5 +49,6 @@ def epsilon_max(prior) -> float:
 
 def is_pml(channel, prior, eps, *, tol: float = 1e-9) -> bool:
     """Whether ``channel`` satisfies eps-PML for ``prior`` (up to ``tol`` nats)."""
+    tol = check_tolerance(tol)
     eps = check_epsilon(eps)
     return epsilon_min(channel, prior) <= eps + tol

@@ -16,12 +16,15 @@ privacy parameters are in nats.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from scipy.optimize import minimize_scalar
 from scipy.special import erfc, erfcinv, ndtr
 
 from leakage.estimation.concentration import beta_star
 from leakage.validation import (
+    check_tolerance,
     check_count,
     check_epsilon,
     check_positive,
@@ -79,7 +82,12 @@ def laplace_epsilon(b, p_min):
     """
     b = _array_in(b, "b", 0.0, np.inf, low_open=True, high_open=False)
     q = _array_in(p_min, "p_min", 0.0, 0.5, low_open=False, high_open=False)
-    return _scalar_or_array(-np.log(q + (1.0 - q) * np.exp(-2.0 / b)))
+    with np.errstate(divide="ignore"):
+        out = -np.log(q + (1.0 - q) * np.exp(-2.0 / b))
+        # where e^{-2/b} underflows (b < ~0.003) and q = 0 the form above is -log 0 = inf; the
+        # log-sum-exp form gives the finite value (2/b at q = 0)
+        stable = -np.logaddexp(np.log(q), np.log1p(-q) - 2.0 / b)
+    return _scalar_or_array(np.where(np.isfinite(out), out, stable))
 
 
 def laplace_epsilon_estimated(b, p_hat_min, delta, m):
@@ -110,6 +118,10 @@ def laplace_scale(eps, p_min):
         denom = 1.0 - q * np.exp(eps)
         # log t = eps + log(1 - q) - log(1 - q e^eps), with log1p for accuracy near eps = 0.
         log_t = eps + np.log1p(-q) - np.log(np.where(denom > 0, denom, 1.0))
+        # below eps ~ 1e-6 the three terms cancel (log t could even come out <= 0, a negative b):
+        # 1 - q e^eps = (1 - q) - q expm1(eps) gives log t = eps - log1p(-q expm1(eps) / (1 - q))
+        tiny = eps < 1e-6
+        log_t = np.where(tiny, eps - np.log1p(-q * np.expm1(eps) / (1.0 - q)), log_t)
         b = np.where(denom > 0, 2.0 / log_t, 0.0)
     b = np.where((eps == 0) & (denom > 0), np.inf, b)
     return _scalar_or_array(b)
@@ -159,7 +171,9 @@ def laplace_mechanism(x, b, rng: np.random.Generator, *, noise=None):
     so one draw serves every scale (common random numbers). ``b`` > 0.
     """
     b = check_positive(b, "b")
-    x = np.asarray(x, dtype=float)
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"rng must be a numpy.random.Generator (e.g. leakage.rng streams), got {type(rng).__name__}")
+    x = _array_in(x, "x", -np.inf, np.inf, low_open=True, high_open=True)
     if noise is None:
         noise = rng.laplace(0.0, 1.0, size=x.shape)
     return x + b * np.asarray(noise, dtype=float)
@@ -181,7 +195,7 @@ def gaussian_leakage(y, sigma, p):
     -log(p + (1 - p) e^{2y/sigma^2}) for y < 0. Nats. ``sigma`` > 0, ``p`` in [0, 1]; vectorised in y.
     """
     sigma, p = _check_gaussian(sigma, p)
-    y = np.asarray(y, dtype=float)
+    y = _array_in(y, "y", -np.inf, np.inf, low_open=False, high_open=False)  # no NaN
     r = np.exp(-2.0 * np.abs(y) / sigma**2)  # f(y | far input) / f(y | near input) <= 1
     near_is_x1 = y < 0  # for y < 0 the likelier input is x1 = -1
     w_near = np.where(near_is_x1, p, 1.0 - p)
@@ -251,6 +265,7 @@ def gaussian_delta1(eps, sigma, p_hat, beta, *, n_grid: int = 129, xtol: float =
     included; the ``max_peaks`` highest) is refined by bounded Brent search on its bracketing cell. Returns
     ``(delta1, p_worst)``. ``eps`` >= 0, ``sigma`` > 0, ``p_hat`` in (0, 1), ``beta`` >= 0.
     """
+    xtol = check_tolerance(xtol, "xtol")
     eps = check_epsilon(eps)
     sigma = check_positive(sigma, "sigma")
     low, high = ball_interval(p_hat, beta)
@@ -309,7 +324,9 @@ def pldp_gaussian_sigma(eps, delta, sensitivity: float = 2.0):
     """
     eps = check_scalar(eps, "eps", low=0.0, low_inclusive=False)
     delta = check_probability(delta, "delta")
-    sensitivity = check_positive(sensitivity, "sensitivity")
+    sensitivity = check_scalar(sensitivity, "sensitivity", low=0.0, high=math.inf, low_inclusive=False, high_inclusive=False)
+    if math.isinf(eps):  # sigma -> 0 as eps -> inf (was inf/inf = NaN)
+        return 0.0
     f = float(erfcinv(delta))
     return sensitivity * (f + np.sqrt(f * f + eps)) / (np.sqrt(2.0) * eps)
 
@@ -322,8 +339,8 @@ def pldp_gaussian_delta(eps, sigma, sensitivity: float = 2.0):
     guarantee). ``eps`` > 0, ``sigma`` > 0, ``sensitivity`` > 0; vectorised in eps.
     """
     eps = _array_in(eps, "eps", 0.0, np.inf, low_open=True, high_open=True)
-    sigma = check_positive(sigma, "sigma")
-    sensitivity = check_positive(sensitivity, "sensitivity")
+    sigma = check_scalar(sigma, "sigma", low=0.0, high=math.inf, low_inclusive=False, high_inclusive=False)
+    sensitivity = check_scalar(sensitivity, "sensitivity", low=0.0, high=math.inf, low_inclusive=False, high_inclusive=False)
     s = np.sqrt(2.0) * eps * sigma / sensitivity
     f = (s * s - eps) / (2.0 * s)
     return _scalar_or_array(np.minimum(1.0, erfc(f)))

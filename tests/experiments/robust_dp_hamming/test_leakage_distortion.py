@@ -136,11 +136,11 @@ def test_nested_sets_order():
 
 @pytest.mark.parametrize("D", [0.0, -0.1, 1.5])
 def test_distortion_out_of_range(D):
-    with pytest.raises(ValueError, match=r"D must be in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"distortion must be in \(0, 1\]"):
         dp_leakage_distortion(P6, D)
-    with pytest.raises(ValueError, match=r"D must be in \(0, 1\]"):
+    with pytest.raises(ValueError, match=r"distortion must be in \(0, 1\]"):
         mi_leakage_distortion(P6, D)
-    with pytest.raises(ValueError, match="D must be a real number"):
+    with pytest.raises(ValueError, match="distortion must be a real number"):
         dp_leakage_distortion(P6, float("nan"))
 
 
@@ -284,7 +284,7 @@ def test_theorem_3_single_d_and_bad_input():
         theorem3_bounds(P6, 0.2)
     with pytest.raises(ValueError, match="points must be a Class III source set"):
         theorem3_bounds(TRIANGLE, 0.2)
-    with pytest.raises(ValueError, match="D"):
+    with pytest.raises(ValueError, match="distortion must be in"):
         theorem3_bounds(CROSSING, 1.5)
 
 

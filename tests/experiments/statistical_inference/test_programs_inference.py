@@ -44,7 +44,7 @@ def test_theorem1_full_database_equals_corollary1():
         full = inf.min_average_leakage(joint, d, delta)
         assert full.leakage == pytest.approx(inf.rate_distortion_convex(prior, d, delta).leakage, abs=1e-6)
         # and the solution's I(S; U) computed independently over the joint (s, u)
-        su = joint @ full.mapping
+        su = joint @ full.channel
         assert mutual_information(su / su.sum(1, keepdims=True), su.sum(1)) == pytest.approx(full.leakage, abs=1e-12)
 
 
@@ -106,7 +106,7 @@ def test_theorem2_full_database_equals_corollary2_line_search():
         assert full.leakage == pytest.approx(cor.leakage, abs=3e-5)
         # the returned mapping meets the budget and its measured leakage is the reported level
         assert full.distortion <= delta * (1 + 1e-6) + 1e-7
-        assert inf.maximum_information_leakage(full.mapping, joint) == pytest.approx(full.leakage, abs=1e-4)
+        assert inf.maximum_information_leakage(full.channel, joint) == pytest.approx(full.leakage, abs=1e-4)
         # minmax >= min average at the same budget
         assert full.leakage >= inf.rate_distortion_convex(prior, d, delta).leakage - 1e-6
 
@@ -243,18 +243,18 @@ def test_joint_must_sum_to_one():
 
 
 def test_distortion_must_be_non_negative():
-    with pytest.raises(ValueError, match="distortion must be non-negative"):
+    with pytest.raises(ValueError, match="distortion_measure must be non-negative"):
         inf.min_average_leakage(np.diag([0.5, 0.5]), [[0.0, -1.0], [1.0, 0.0]], 0.1)
-    with pytest.raises(ValueError, match="distortion must be a 2 x"):
+    with pytest.raises(ValueError, match="distortion_measure must be a 2 x"):
         inf.min_average_leakage(np.diag([0.5, 0.5]), np.zeros((3, 2)), 0.1)
 
 
 def test_infeasible_distortion_budget():
     d = np.array([[1.0, 2.0], [2.0, 1.0]])  # every output costs at least 1
     for fn in (inf.min_average_leakage, inf.min_max_leakage):
-        with pytest.raises(ValueError, match="delta must be >= 1.*infeasible"):
+        with pytest.raises(ValueError, match="distortion must be >= 1.*infeasible"):
             fn(np.diag([0.5, 0.5]), d, 0.5)
-    with pytest.raises(ValueError, match="delta must be in"):
+    with pytest.raises(ValueError, match="distortion must be in"):
         inf.min_average_leakage(np.diag([0.5, 0.5]), HAMMING2, -0.1)
 
 

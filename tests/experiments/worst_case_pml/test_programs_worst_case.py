@@ -125,7 +125,8 @@ def test_optimum_never_worse_than_utility_safe_and_is_a_real_mechanism():
             assert epsilon_min(c, prior) <= eps_star + 1e-7
             # and nothing is feasible clearly below eps*
             if eps_star > 1e-5:
-                assert feasible_mechanism(prior, order, k, eps_star - 1e-5) is None
+                with pytest.raises(ValueError, match=r"eps must be >= eps\*\(k\)"):
+                    feasible_mechanism(prior, order, k, eps_star - 1e-5)
 
 
 def _hull_feasible(prior, order, k, t):
@@ -204,7 +205,7 @@ def test_largest_order_is_monotone_and_optimal_dominates_utility_safe():
             assert k_opt >= k_us >= 1 and k_opt >= prev
             prev = k_opt
             # the order reached is feasible at eps (LP), the next one is not
-            assert feasible_mechanism(prior, order, k_opt, eps + 1e-7) is not None
+            assert feasible_mechanism(prior, order, k_opt, eps + 1e-7).shape == order.shape
             if k_opt < len(prior):
                 assert optimal_epsilon(prior, order, k_opt + 1) > eps
 

@@ -6,11 +6,13 @@ closed forms (Theorem 1, Lemma 5) that the exact solvers are checked against.
 A mechanism is an M x M row-stochastic matrix ``Q[i, j] = Q(j | i)`` (output alphabet = input
 alphabet, Lemma 3). It is (P, D)-valid if its worst-case Hamming distortion
 max_{P in conv(points)} sum_i P_i (1 - Q(i|i)) is <= D; this is linear in P, so it is imposed at
-the listed points. All leakages are in nats.
+the listed points. All leakages are in nats. The paper's distortion level D is the parameter
+``distortion`` (``distortions`` for a list), as everywhere in the library.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,17 +21,30 @@ from scipy.optimize import brentq, linprog, minimize
 
 from leakage.measures.information import binary_entropy
 from leakage.experiments.robust_dp_hamming.source_sets import check_source_set, class_iii_folding
-from leakage.validation import check_channel, check_count, check_epsilon, check_scalar
+from leakage.validation import check_channel, check_count, check_epsilon, check_positive, check_scalar, check_tolerance
 
 #: Accuracy (nats) of eps*_DP returned by :func:`dp_leakage_distortion`.
 EPS_TOL = 1e-8
 #: Accuracy (in the mixing weights) of the outer maximisation of :func:`mi_leakage_distortion`.
 WEIGHT_TOL = 1e-6
+#: Largest finite eps (nats) the D_min LP resolves: its coefficients e^eps reach 6.6e7 there and its
+#: answers D_min(eps) >= ~1e-8 (M <= 10) are accurate to ~1e-8 relative; beyond, HiGHS's
+#: feasibility tolerance (1e-7) swamps the eps-DP mechanism's smallest entries (~e^-eps), and the
+#: LP's answer is wrong (by 50% at eps = 20, all zero from eps = 24). eps = inf is exact (identity).
+EPS_REACH = 18.0
+#: Relative accuracy of "D_min(eps) <= D" in the eps*_DP search (with an absolute cap of 1e-10).
+REL_SLACK = 1e-6
 
 
-def check_distortion(D, name: str = "D") -> float:
+def _slack(distortion: float) -> float:
+    """LP accuracy allowed when testing D_min(eps) <= D: relative to D (never more than 1e-10), so
+    that a tiny budget is not met by a mechanism with many times its distortion."""
+    return min(1e-10, REL_SLACK * distortion)
+
+
+def check_distortion(distortion, name: str = "distortion") -> float:
     """A Hamming distortion level D in (0, 1]."""
-    return check_scalar(D, name, low=0.0, high=1.0, low_inclusive=False)
+    return check_scalar(distortion, name, low=0.0, high=1.0, low_inclusive=False)
 
 
 def worst_case_distortion(channel, points) -> float:
@@ -46,31 +61,31 @@ def worst_case_distortion(channel, points) -> float:
 
 
 # ------------------------------------------------------------------------------------ closed forms
-def class_i_dp_leakage(M: int, D):
+def class_i_dp_leakage(M: int, distortion):
     """Theorem 1 [robust-dp-hamming, eq. (8)]: eps*_DP of a Class I source set, nats.
 
     eps*_DP = log((M-1)(1-D)/D) for 0 < D < (M-1)/M, and 0 for (M-1)/M <= D <= 1; M >= 2.
     Vectorised over D.
     """
     M = check_count(M, "M", low=2)
-    d = np.asarray(D, dtype=float)
+    d = np.asarray(distortion, dtype=float)
     if np.any((d <= 0) | (d > 1)) or np.any(np.isnan(d)):
-        raise ValueError(f"D must be in (0, 1], got {D!r}")
+        raise ValueError(f"distortion must be in (0, 1], got {distortion!r}")
     out = np.where(d < (M - 1) / M, np.log((M - 1) * (1 - d) / d), 0.0)
     out = np.maximum(out, 0.0)
     return float(out) if out.ndim == 0 else out
 
 
-def class_i_mi_leakage(M: int, D):
+def class_i_mi_leakage(M: int, distortion):
     """Lemma 5 [robust-dp-hamming, eq. (24)]: eps*_I of a Class I source set, nats.
 
     eps*_I = log M - h(D) - D log(M-1) for 0 < D < (M-1)/M, else 0 (h: binary entropy, nats);
     M >= 2. Vectorised over D.
     """
     M = check_count(M, "M", low=2)
-    d = np.asarray(D, dtype=float)
+    d = np.asarray(distortion, dtype=float)
     if np.any((d <= 0) | (d > 1)) or np.any(np.isnan(d)):
-        raise ValueError(f"D must be in (0, 1], got {D!r}")
+        raise ValueError(f"distortion must be in (0, 1], got {distortion!r}")
     dc = np.clip(d, 0.0, 1.0)
     val = np.log(M) - binary_entropy(dc) - dc * np.log(M - 1)
     out = np.where(d < (M - 1) / M, np.maximum(val, 0.0), 0.0)
@@ -145,7 +160,20 @@ class _MinDistortionLP:
         self.bounds = (0.0, 1.0)  # Q, lo, hi and t all lie in [0, 1]
 
     def solve(self, eps: float):
-        x = np.exp(min(eps, 700.0))
+        """(D_min(eps), an optimal Q, dD_min/d eps) for 0 <= eps <= EPS_REACH, or eps = inf.
+
+        The slope is returned, not stored: the program keeps no state between calls."""
+        if math.isinf(eps):  # no DP constraint: the identity has distortion 0
+            return 0.0, np.eye(self.m), 0.0
+        if eps > EPS_REACH:
+            raise ValueError(
+                f"eps must be in [0, {EPS_REACH:g}] nats or inf for the exact D_min LP (M = {self.m}), "
+                f"got {eps:.6g}: beyond {EPS_REACH:g} the optimal mechanism's entries (~e^-eps) are "
+                f"below the LP solver's feasibility tolerance, so its answer would be wrong; "
+                f"D_min(eps) <= (M-1)/(e^eps + M - 1) = {(self.m - 1) / (math.exp(eps) + self.m - 1):.3g} "
+                f"(randomized response) there"
+            )
+        x = np.exp(eps)
         a = self.a_ub.copy()
         a.data[self._eps_pos] = -x
         res = linprog(
@@ -161,13 +189,19 @@ class _MinDistortionLP:
         q = np.clip(q, 0.0, None)
         # a column with min_i Q(j|i) ~ 0 has max_i Q(j|i) <= e^eps * 0: all-zero up to round-off
         q[:, q.min(axis=0) <= 1e-12] = 0.0
-        q /= q.sum(axis=1, keepdims=True)
+        rows = q.sum(axis=1, keepdims=True)
+        if not np.all(rows > 0) or not np.isfinite(res.x[self.i_t]):  # pragma: no cover - guard
+            raise RuntimeError(
+                f"min_distortion_dp: the LP at eps = {eps:.6g} (M = {self.m}) returned no usable "
+                f"mechanism (a row vanished after removing round-off)"
+            )
+        q /= rows
         # dD_min/d eps by LP sensitivity: the rows hi_j - x lo_j <= 0 have coefficient -x on lo_j,
         # and dV/da_rk = -marginal_r z_k, so dV/dx = sum_j marginal_j lo_j; times dx/deps = x.
         nq = self.m * self.m
         marg = res.ineqlin.marginals[2 * nq : 2 * nq + self.m]
-        self.slope = float(x * marg @ res.x[self.i_lo : self.i_lo + self.m])
-        return float(res.x[self.i_t]), q
+        slope = float(x * marg @ res.x[self.i_lo : self.i_lo + self.m])
+        return float(res.x[self.i_t]), q, slope
 
 
 def min_distortion_dp(points, eps):
@@ -176,24 +210,27 @@ def min_distortion_dp(points, eps):
     D_min(eps) = min_Q max_{P in conv(points)} sum_i P_i (1 - Q(i|i)) over row-stochastic M x M Q
     with Q(j|i) <= e^eps Q(j|i') for all i, i', j [robust-dp-hamming, Definitions 2-3; the LP of
     the paper's problem (13)]. Non-increasing in eps >= 0 (nats); value in [0, 1].
+    eps in [0, EPS_REACH] (18 nats; the LP's reach, ValueError beyond) or inf (D_min = 0, Q = I).
     Returns ``(D_min, Q)``.
     """
     p = check_source_set(points)
     eps = check_epsilon(eps)
-    return _MinDistortionLP(p).solve(eps)
+    d, q, _ = _MinDistortionLP(p).solve(eps)
+    return d, q
 
 
-def dp_mechanism(points, D, eps):
+def dp_mechanism(points, distortion, eps):
     """A (P, D)-valid eps-DP mechanism (the least-distortion one), or ValueError if none exists.
 
-    Exists iff D >= D_min(eps) (see :func:`min_distortion_dp`); D in (0, 1], eps >= 0 nats.
+    Exists iff D >= D_min(eps) (see :func:`min_distortion_dp`); D in (0, 1], eps in
+    [0, EPS_REACH] or inf, nats.
     """
-    D = check_distortion(D)
+    distortion = check_distortion(distortion)
     d_min, q = min_distortion_dp(points, eps)
-    if d_min > D + 1e-9:
+    if d_min > distortion + min(1e-9, REL_SLACK * distortion):
         raise ValueError(
-            f"no (P, D)-valid mechanism with eps_DP <= eps = {float(eps):.6g} nats: D must be in "
-            f"[D_min(eps), 1] = [{d_min:.6g}, 1], got D = {D:.6g}"
+            f"no (P, D)-valid mechanism with eps_DP <= eps = {float(eps):.6g} nats: distortion must be in "
+            f"[D_min(eps), 1] = [{d_min:.6g}, 1], got distortion = {distortion:.6g}"
         )
     return q
 
@@ -206,7 +243,7 @@ class DPSolution:
     mechanism: np.ndarray
 
 
-def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None) -> DPSolution:
+def _dp_solve(lp: _MinDistortionLP, distortion: float, tol: float, *, d0=None, start=None):
     """min{eps >= 0 : D_min(eps) <= D}: safeguarded Newton on f(eps) = D_min(eps) - D.
 
     f is non-increasing; its slope comes from the LP's dual values (:class:`_MinDistortionLP`).
@@ -216,21 +253,29 @@ def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None
     within ``tol`` nats. ``d0`` = (D_min(0), Q) may be reused; ``start`` = (eps, D_min(eps),
     slope) of a known valid eps (default: Theorem 1's value, valid for every source set since its
     symmetric mechanism is (P, D)-valid whatever P). The returned mechanism is (P, D)-valid and
-    reaches the returned eps.
+    reaches the returned eps. Returns ``(solution, (eps, D_min(eps), slope))``, the second a valid
+    ``start`` for a larger D (nothing is stored on ``lp``). ValueError when eps*_DP would exceed
+    :data:`EPS_REACH` (a D too small for the LP to resolve).
     """
-    slack = 1e-10  # LP accuracy: D_min(eps) <= D + slack counts as valid
-    d_zero, q_zero = d0 if d0 is not None else lp.solve(0.0)
-    if d_zero <= D + slack:
-        return DPSolution(0.0, q_zero)
+    slack = _slack(distortion)  # LP accuracy: D_min(eps) <= D + slack counts as valid
+    d_zero, q_zero = d0 if d0 is not None else lp.solve(0.0)[:2]
+    if d_zero <= distortion + slack:
+        return DPSolution(0.0, q_zero), None
     if start is None:
-        hi = float(class_i_dp_leakage(lp.m, D)) + 1e-9
-        d_hi, q_hi = lp.solve(hi)
-        while d_hi > D + slack:  # pragma: no cover - guards LP round-off only
-            hi = 2 * hi + 1.0
-            d_hi, q_hi = lp.solve(hi)
-        f_hi, slope = d_hi - D, lp.slope
+        hi = min(float(class_i_dp_leakage(lp.m, distortion)) + 1e-9, EPS_REACH)
+        d_hi, q_hi, slope = lp.solve(hi)
+        while d_hi > distortion + slack:  # guards LP round-off, and budgets beyond the LP's reach
+            if hi >= EPS_REACH:
+                raise ValueError(
+                    f"distortion = {distortion:.6g} is out of reach of the exact eps*_DP search (M = {lp.m}): it needs "
+                    f"eps > {EPS_REACH:g} nats, where the LP cannot resolve D_min(eps) (<= "
+                    f"{d_hi:.3g} at eps = {EPS_REACH:g}); distortion must be >= {d_hi:.6g}"
+                )
+            hi = min(2 * hi + 1.0, EPS_REACH)
+            d_hi, q_hi, slope = lp.solve(hi)
+        f_hi = d_hi - distortion
     else:
-        hi, f_hi, slope = start[0], start[1] - D, start[2]
+        hi, f_hi, slope = start[0], start[1] - distortion, start[2]
         q_hi = None
     lo = 0.0
     best = (hi, q_hi, f_hi, slope)
@@ -240,23 +285,22 @@ def _dp_solve(lp: _MinDistortionLP, D: float, tol: float, *, d0=None, start=None
             break
         step_ok = g < 0 and lo < e - f / g < hi
         e = e - f / g if step_ok else 0.5 * (lo + hi)
-        d, q = lp.solve(e)
-        f, g = d - D, lp.slope
+        d, q, g = lp.solve(e)
+        f = d - distortion
         if f <= slack:
             hi = e
             best = (e, q, f, g)
         else:
             lo = e
     else:  # pragma: no cover
-        raise RuntimeError(f"dp_leakage_distortion: the search for eps*_DP(D = {D:.6g}) did not converge")
+        raise RuntimeError(f"dp_leakage_distortion: the search for eps*_DP(D = {distortion:.6g}) did not converge")
     e, q, f, g = best
     if q is None:  # the start point was the answer: recompute its mechanism
         q = lp.solve(e)[1]
-    lp.last = (e, f + D, g)
-    return DPSolution(float(e), q)
+    return DPSolution(float(e), q), (e, f + distortion, g)
 
 
-def dp_leakage_distortion(points, D, *, tol: float = EPS_TOL) -> DPSolution:
+def dp_leakage_distortion(points, distortion, *, tol: float = EPS_TOL) -> DPSolution:
     """eps*_DP(P, D) = min over (P, D)-valid Q of eps_DP(Q), exactly, with an optimal Q.
 
     eps*_DP(P, D) = min{eps : D_min(eps) <= D} [robust-dp-hamming, eq. (6); D_min of
@@ -264,31 +308,33 @@ def dp_leakage_distortion(points, D, *, tol: float = EPS_TOL) -> DPSolution:
     a jump of eps*_DP at a threshold D^(k) is resolved exactly (no smoothing). D in (0, 1].
     """
     p = check_source_set(points)
-    D = check_distortion(D)
-    return _dp_solve(_MinDistortionLP(p), D, tol)
+    distortion = check_distortion(distortion)
+    tol = check_positive(tol, "tol")
+    return _dp_solve(_MinDistortionLP(p), distortion, tol)[0]
 
 
-def dp_leakage_curve(points, D_values, *, tol: float = EPS_TOL) -> np.ndarray:
-    """eps*_DP(P, D) (nats) for every D in ``D_values`` (each in (0, 1]).
+def dp_leakage_curve(points, distortions, *, tol: float = EPS_TOL) -> np.ndarray:
+    """eps*_DP(P, D) (nats) for every D in ``distortions`` (each in (0, 1]).
 
     One LP matrix is reused; D is visited in increasing order so that the previous (smaller D)
     answer, feasible for the larger D, brackets the search (eps*_DP is non-increasing in D).
     """
     p = check_source_set(points)
-    ds = np.array([check_distortion(d, "D_values[k]") for d in np.atleast_1d(D_values)])
+    ds = np.array([check_distortion(d, "distortions[k]") for d in np.atleast_1d(distortions)])
+    tol = check_positive(tol, "tol")
     lp = _MinDistortionLP(p)
-    d0 = lp.solve(0.0)
+    d0 = lp.solve(0.0)[:2]
     out = np.empty(ds.size)
     start = None
     for k in np.argsort(ds, kind="stable"):
-        sol = _dp_solve(lp, float(ds[k]), tol, d0=d0, start=start)
+        sol, last = _dp_solve(lp, float(ds[k]), tol, d0=d0, start=start)
         out[k] = sol.eps
-        start = lp.last if sol.eps > 0 else None
+        start = last if sol.eps > 0 else None
     return out
 
 
 # ----------------------------------------------------------- Class III: Theorem 3's bounds
-def theorem3_bounds_curve(points, D_values, *, tol: float = EPS_TOL):
+def theorem3_bounds_curve(points, distortions, *, tol: float = EPS_TOL):
     """Theorem 3's lower and upper bounds on eps*_DP(P, D) (nats) of a Class III set, per D.
 
     Seed 002, Theorem 3 (eqs. (16)-(18)): with the pieces P|_T (eq. (13)), their folded
@@ -302,8 +348,9 @@ def theorem3_bounds_curve(points, D_values, *, tol: float = EPS_TOL):
     with eps*_DP(P, D) (Corollary 1, Remark 6). D in (0, 1]; ValueError if P is not Class III.
     Returns ``(lower, upper)`` arrays.
     """
+    tol = check_tolerance(tol)
     p = check_source_set(points)
-    ds = np.array([check_distortion(d, "D_values[k]") for d in np.atleast_1d(D_values)])
+    ds = np.array([check_distortion(d, "distortions[k]") for d in np.atleast_1d(distortions)])
     f = class_iii_folding(p)
     upper = dp_leakage_curve(f.upper_set(), ds, tol=tol)
     if f.lower.shape[0]:
@@ -313,11 +360,11 @@ def theorem3_bounds_curve(points, D_values, *, tol: float = EPS_TOL):
     return lower, upper
 
 
-def theorem3_bounds(points, D, *, tol: float = EPS_TOL) -> tuple[float, float]:
+def theorem3_bounds(points, distortion, *, tol: float = EPS_TOL) -> tuple[float, float]:
     """(lower, upper): Theorem 3's bounds on eps*_DP(P, D) at one D, nats; see
     :func:`theorem3_bounds_curve` [robust-dp-hamming, eqs. (13)-(18), Remarks 4 and 6]."""
-    D = check_distortion(D)
-    lower, upper = theorem3_bounds_curve(points, [D], tol=tol)
+    distortion = check_distortion(distortion)
+    lower, upper = theorem3_bounds_curve(points, [distortion], tol=tol)
     return float(lower[0]), float(upper[0])
 
 
@@ -352,11 +399,11 @@ class _MinInformationProgram:
         ]
         self.problem = cp.Problem(cp.Minimize(objective), constraints)
 
-    def solve(self, prior: np.ndarray, D: float):
+    def solve(self, prior: np.ndarray, distortion: float):
         cp = self.cp
         self.p_rows.value = np.repeat(prior[:, None], self.m, axis=1)
         self.p_col.value = prior[:, None].copy()
-        self.d.value = D
+        self.d.value = distortion
         status = None
         for solver in ("CLARABEL", "SCS"):
             try:
@@ -370,7 +417,7 @@ class _MinInformationProgram:
         if status not in (cp.OPTIMAL, cp.OPTIMAL_INACCURATE):
             raise RuntimeError(
                 f"mi_leakage_distortion: the convex program min I(P; Q) over (P, D)-valid Q "
-                f"(M = {self.m}, D = {D:.6g}) failed: status {status}"
+                f"(M = {self.m}, D = {distortion:.6g}) failed: status {status}"
             )
         q = np.clip(self.q.value, 0.0, None)
         q /= q.sum(axis=1, keepdims=True)
@@ -394,11 +441,11 @@ class MISolution:
     worst_prior: np.ndarray
 
 
-def _mi_solve(prog: _MinInformationProgram, D: float, tol: float) -> MISolution:
+def _mi_solve(prog: _MinInformationProgram, distortion: float, tol: float) -> MISolution:
     pts = prog.points
     n = pts.shape[0]
     if n == 1:
-        val, q = prog.solve(pts[0], D)
+        val, q = prog.solve(pts[0], distortion)
         return MISolution(val, q, pts[0].copy())
     if n == 2:
         # g(lam) = min_Q I((1-lam) P0 + lam P1; Q) is concave in lam, with Danskin's derivative
@@ -408,7 +455,7 @@ def _mi_solve(prog: _MinInformationProgram, D: float, tol: float) -> MISolution:
 
         def slope(lam):
             prior = (1 - lam) * pts[0] + lam * pts[1]
-            val, q = prog.solve(prior, D)
+            val, q = prog.solve(prior, distortion)
             cache[lam] = (val, q, prior)
             return float((pts[1] - pts[0]) @ _information_gradient(q, prior))
 
@@ -425,7 +472,7 @@ def _mi_solve(prog: _MinInformationProgram, D: float, tol: float) -> MISolution:
         w = np.clip(w, 0.0, None)
         w = w / w.sum()
         prior = w @ pts
-        val, q = prog.solve(prior, D)
+        val, q = prog.solve(prior, distortion)
         cache[tuple(w)] = (val, q, prior)
         return -val, -(pts @ _information_gradient(q, prior) - 1.0)
 
@@ -440,7 +487,7 @@ def _mi_solve(prog: _MinInformationProgram, D: float, tol: float) -> MISolution:
     return MISolution(val, q, prior)
 
 
-def mi_leakage_distortion(points, D, *, tol: float = WEIGHT_TOL) -> MISolution:
+def mi_leakage_distortion(points, distortion, *, tol: float = WEIGHT_TOL) -> MISolution:
     """eps*_I(P, D): least worst-case mutual-information leakage of a (P, D)-valid mechanism.
 
     eps*_I(P, D) = min_Q max_{P in conv(points)} I(P; Q) = max_{P in conv(points)} min_Q I(P; Q)
@@ -449,14 +496,16 @@ def mi_leakage_distortion(points, D, *, tol: float = WEIGHT_TOL) -> MISolution:
     weights (none for one point; for a segment, Brent's root of the non-increasing Danskin
     derivative to ``tol`` in the weight; SLSQP with Danskin's gradient for more points). Nats, >= 0; D in (0, 1].
     """
+    tol = check_tolerance(tol)
     p = check_source_set(points)
-    D = check_distortion(D)
-    return _mi_solve(_MinInformationProgram(p), D, tol)
+    distortion = check_distortion(distortion)
+    return _mi_solve(_MinInformationProgram(p), distortion, tol)
 
 
-def mi_leakage_curve(points, D_values, *, tol: float = WEIGHT_TOL) -> np.ndarray:
-    """eps*_I(P, D) (nats) for every D in ``D_values`` (each in (0, 1]); one program compiled."""
+def mi_leakage_curve(points, distortions, *, tol: float = WEIGHT_TOL) -> np.ndarray:
+    """eps*_I(P, D) (nats) for every D in ``distortions`` (each in (0, 1]); one program compiled."""
+    tol = check_tolerance(tol)
     p = check_source_set(points)
-    ds = [check_distortion(d, "D_values[k]") for d in np.atleast_1d(D_values)]
+    ds = [check_distortion(d, "distortions[k]") for d in np.atleast_1d(distortions)]
     prog = _MinInformationProgram(p)
     return np.array([_mi_solve(prog, d, tol).eps for d in ds])

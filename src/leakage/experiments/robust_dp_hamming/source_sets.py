@@ -11,11 +11,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from itertools import combinations
+from math import comb
 
 import numpy as np
 from scipy.optimize import linprog
 
-from leakage.validation import check_count, check_distribution
+from leakage.validation import check_count, check_distribution, check_tolerance
 
 #: The three classes of Definition 1 [robust-dp-hamming].
 CLASSES = ("I", "II", "III")
@@ -60,6 +61,7 @@ def contains_uniform(points, *, tol: float = 1e-9) -> bool:
     Feasibility LP: lambda >= 0, sum lambda = 1, sum_k lambda_k P_k = (1/M, ..., 1/M), solved
     with a slack s >= 0 on every equation; the set is Class I iff the smallest total slack <= tol.
     """
+    tol = check_tolerance(tol)
     p = check_source_set(points)
     n, m = p.shape
     # variables: lambda (n), s_plus (m), s_minus (m)
@@ -83,6 +85,7 @@ def common_order(points, *, tol: float = 1e-12):
     hence for their convex hull). Candidate order: by mean probability (stable); it orders every
     point iff some order does.
     """
+    tol = check_tolerance(tol)
     p = check_source_set(points)
     order = np.argsort(-p.mean(axis=0), kind="stable")
     ok = np.all(np.diff(p[:, order], axis=1) <= tol)
@@ -100,6 +103,12 @@ def source_class(points) -> str:
     return "II" if common_order(points) is not None else "III"
 
 
+#: Most (subsets x points) the exact enumeration of :func:`distortion_threshold` visits (~1 s in
+#: Python);
+#: larger general (Class III) problems are refused rather than left running for hours.
+MAX_SUBSET_WORK = 200_000
+
+
 def distortion_threshold(points, k: int) -> float:
     """D^(k): the least worst-case distortion of a mechanism with k all-zero output columns.
 
@@ -108,6 +117,12 @@ def distortion_threshold(points, k: int) -> float:
     or more all-zero columns has worst-case Hamming distortion below D^(k). For a Class II set the
     minimising S is the k least likely symbols of the common order, and this is eq. (9),
     D^(k) = max_P sum_{i = M-k+1}^{M} P_(i) [robust-dp-hamming, Theorem 2(a)]. Unitless, in [0, 1].
+
+    Cost: the general case enumerates all C(M, k) subsets for the n points, exponential in M
+    (choosing the k columns that minimise the largest row sum is a combinatorial min-max problem).
+    It is used while C(M, k) n <= :data:`MAX_SUBSET_WORK`; beyond, a single point or a set with a
+    common order (Class II, and Class I sets of one point) is solved exactly in O(n M log M) (the k
+    last symbols of the common order), and any other set is refused with a ValueError.
     """
     p = check_source_set(points)
     m = p.shape[1]
@@ -116,6 +131,17 @@ def distortion_threshold(points, k: int) -> float:
         raise ValueError(f"k must be in [0, M-1] = [0, {m - 1}], got {k}")
     if k == 0:
         return 0.0
+    work = comb(m, k) * p.shape[0]
+    if work > MAX_SUBSET_WORK:
+        order = common_order(p)
+        if order is None:
+            raise ValueError(
+                f"points: D^(k) of a set without a common order (Class III) enumerates C(M, k) = "
+                f"{comb(m, k)} subsets for {p.shape[0]} points, beyond the limit "
+                f"{MAX_SUBSET_WORK:,} (exponential in M = {m}); use a smaller M or fewer points"
+            )
+        subset = np.sort(order[m - k :])
+        return float(p[:, subset].sum(axis=1).max())
     best = np.inf
     for subset in combinations(range(m), k):
         best = min(best, float(p[:, list(subset)].sum(axis=1).max()))
@@ -156,6 +182,19 @@ def _affine_hull(points: np.ndarray, tol: float = GEOM_TOL):
     return centre, vt[:d].T
 
 
+def _finite_points(points, name: str = "points") -> np.ndarray:
+    """``points`` as a non-empty ``n x M`` float array of finite numbers (rows: points of R^M)."""
+    try:
+        p = np.atleast_2d(np.asarray(points, dtype=float))
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an n x M array of real numbers, got {points!r}") from exc
+    if p.ndim != 2 or p.size == 0:
+        raise ValueError(f"{name} must be a non-empty n x M array, got shape {p.shape}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError(f"{name} must be finite")
+    return p
+
+
 def _dedupe(points: np.ndarray, tol: float = 1e-9) -> np.ndarray:
     if points.shape[0] == 0:
         return points
@@ -170,9 +209,10 @@ def hull_vertices(points, *, tol: float = GEOM_TOL) -> np.ndarray:
     Works in the affine hull of the points (any dimension d: a point, a segment's two ends, the
     qhull vertices for d >= 2).
     """
+    tol = check_tolerance(tol)
     from scipy.spatial import ConvexHull
 
-    p = _dedupe(np.atleast_2d(np.asarray(points, dtype=float)))
+    p = _dedupe(_finite_points(points))
     centre, basis = _affine_hull(p, tol)
     d = basis.shape[1]
     if d == 0:
@@ -189,9 +229,10 @@ def hull_halfspaces(points, *, tol: float = GEOM_TOL):
     conv(points) = {x : A_eq x = b_eq, A_ub x <= b_ub}; A_eq spans the orthogonal complement of
     the affine hull, A_ub holds the facets within it (qhull for affine dimension >= 2).
     """
+    tol = check_tolerance(tol)
     from scipy.spatial import ConvexHull
 
-    p = _dedupe(np.atleast_2d(np.asarray(points, dtype=float)))
+    p = _dedupe(_finite_points(points))
     m = p.shape[1]
     centre, basis = _affine_hull(p, tol)
     d = basis.shape[1]
@@ -237,13 +278,27 @@ def polytope_vertices(a_eq, b_eq, a_ub, b_ub, *, tol: float = GEOM_TOL) -> np.nd
     remaining system has an interior point (Chebyshev centre) and qhull's halfspace intersection
     applies (affine dimension >= 2; a point and an interval are done directly).
     """
+    tol = check_tolerance(tol)
     from scipy.spatial import HalfspaceIntersection
 
-    a_eq, b_eq = np.atleast_2d(np.asarray(a_eq, float)), np.asarray(b_eq, float).ravel()
-    a_ub, b_ub = np.atleast_2d(np.asarray(a_ub, float)), np.asarray(b_ub, float).ravel()
+    try:
+        a_eq, b_eq = np.atleast_2d(np.asarray(a_eq, float)), np.asarray(b_eq, float).ravel()
+        a_ub, b_ub = np.atleast_2d(np.asarray(a_ub, float)), np.asarray(b_ub, float).ravel()
+    except (TypeError, ValueError) as exc:
+        raise TypeError("a_eq, b_eq, a_ub, b_ub must be arrays of real numbers") from exc
     m = max(a_eq.shape[1], a_ub.shape[1])
+    if m == 0 or a_eq.size % m or a_ub.size % m or a_ub.size == 0:
+        raise ValueError(
+            f"a_eq and a_ub must be matrices with M columns (a_ub with >= 1 row), got shapes "
+            f"{a_eq.shape} and {a_ub.shape}"
+        )
     a_eq = a_eq.reshape(-1, m)
     a_ub = a_ub.reshape(-1, m)
+    for name, a, b in (("eq", a_eq, b_eq), ("ub", a_ub, b_ub)):
+        if b.size != a.shape[0]:
+            raise ValueError(f"b_{name} must have one entry per row of a_{name} ({a.shape[0]}), got {b.size}")
+        if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
+            raise ValueError(f"a_{name} and b_{name} must be finite")
     empty = np.zeros((0, m))
     for _ in range(m + 1):
         # solution space of the equalities: x = x0 + N z
@@ -303,9 +358,14 @@ def chamber_halfspaces(order, M: int | None = None):
     ``order`` is the permutation T as an index array (0-based); its chamber is eq. (12)'s S_P for
     the identity, and the region that T folds onto S_P [robust-dp-hamming, Section III-C].
     """
-    t = np.asarray(order, dtype=int)
-    m = t.size if M is None else M
-    if sorted(t.tolist()) != list(range(m)):
+    try:
+        raw = np.asarray(order)
+        with np.errstate(invalid="ignore"):  # inf/NaN cast to garbage, caught below
+            t = raw.astype(int)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise TypeError(f"order must be a permutation of 0..M-1 (integers), got {order!r}") from exc
+    m = t.size if M is None else check_count(M, "M", low=1)
+    if t.ndim != 1 or not np.array_equal(t, raw) or sorted(t.tolist()) != list(range(m)):
         raise ValueError(f"order must be a permutation of 0..{m - 1}, got {order!r}")
     a = np.zeros((m - 1, m))
     a[np.arange(m - 1), t[1:]] = 1.0
@@ -313,17 +373,42 @@ def chamber_halfspaces(order, M: int | None = None):
     return a, np.zeros(m - 1)
 
 
+def _check_points_and_order(points, order, name: str):
+    """(points as an n x M float array, order as a permutation of 0..M-1), or a ValueError/TypeError
+    naming the parameter (a non-permutation would leave entries of the result unset)."""
+    try:
+        p = np.atleast_2d(np.asarray(points, dtype=float))
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be an array of real numbers (rows of length M), got {points!r}") from exc
+    if p.ndim != 2 or p.shape[1] == 0:
+        raise ValueError(f"{name} must be a vector or an n x M matrix, got shape {p.shape}")
+    if not np.all(np.isfinite(p)):
+        raise ValueError(f"{name} must be finite")
+    try:
+        raw = np.asarray(order)
+        with np.errstate(invalid="ignore"):  # inf/NaN cast to garbage, caught below
+            t = raw.astype(int)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"order must be a permutation of 0..{p.shape[1] - 1}, got {order!r}") from exc
+    m = p.shape[1]
+    if t.ndim != 1 or not np.array_equal(t, raw) or sorted(t.tolist()) != list(range(m)):
+        raise ValueError(f"order must be a permutation of 0..{m - 1} (M = {m}), got {order!r}")
+    return p, t
+
+
 def fold(points, order) -> np.ndarray:
-    """T(P) = (P_T(1), ..., P_T(M)) for every row P (eq. (14)); maps C_T onto S_P."""
-    p = np.atleast_2d(np.asarray(points, dtype=float))
-    return p[:, np.asarray(order, dtype=int)]
+    """T(P) = (P_T(1), ..., P_T(M)) for every row P (eq. (14)); maps C_T onto S_P.
+    ``order``: a permutation of 0..M-1."""
+    p, t = _check_points_and_order(points, order, "points")
+    return p[:, t]
 
 
 def unfold(points, order) -> np.ndarray:
-    """T^{-1}(Q): the R with R_T(i) = Q_i for every row Q (inverse of :func:`fold`)."""
-    q = np.atleast_2d(np.asarray(points, dtype=float))
+    """T^{-1}(Q): the R with R_T(i) = Q_i for every row Q (inverse of :func:`fold`).
+    ``order``: a permutation of 0..M-1."""
+    q, t = _check_points_and_order(points, order, "points")
     out = np.empty_like(q)
-    out[:, np.asarray(order, dtype=int)] = q
+    out[:, t] = q
     return out
 
 

@@ -39,7 +39,7 @@ def fig1(settings: dict, rng=None, inputs=None) -> pd.DataFrame:
     d = DISTORTIONS[settings["distortion"]](n)
     grid = fig1_grid(settings)
     # Corollary 1: I(S; U) = I(Y; U), Theorem 1 program; also the lower bracket of the minmax search
-    average = [inf.rate_distortion_convex(prior, d, delta).leakage for delta in grid]
+    average = [sol.leakage for sol in inf.rate_distortion_curve(prior, d, grid)]
     if "maximum_leakage" in settings["methods"]:  # Corollary 2 + Theorem 2 line search
         lower = np.maximum(0.0, np.asarray(average) - 1e-6)
         minmax = inf.min_max_leakage_curve(prior, cond_h, d, grid, tol=settings["tol"], lower=lower)

@@ -1,9 +1,9 @@
 """Privacy against statistical inference (Calmon & Fawaz, [statistical-inference]), in nats.
 
 Setting: a private variable S and data Y with joint distribution ``joint[s, y] = p(S=s, Y=y)``; the
-user releases U through a privacy-preserving mapping ``mapping[y, u] = p(U=u | Y=y)``
-(S -> Y -> U), under a distortion ``distortion[y, u] = d(y, u) >= 0`` and a budget
-E d(Y, U) <= delta. Argument order follows the project: the channel (mapping) before the
+user releases U through a privacy-preserving channel ``channel[y, u] = p(U=u | Y=y)``
+(S -> Y -> U), under a distortion measure ``distortion_measure[y, u] = d(y, u) >= 0`` and a budget
+E d(Y, U) <= distortion. Argument order follows the project: the channel before the
 distribution (joint or prior).
 
 * average information leakage I(S; U) (Definition 3) and its minimum under a distortion budget,
@@ -34,6 +34,7 @@ from scipy.special import gammaln, rel_entr, xlogy
 
 from leakage.measures.information import entropy, mutual_information
 from leakage.validation import (
+    check_array_size,
     SUM_TOL,
     check_channel,
     check_count,
@@ -59,13 +60,13 @@ class Solution:
     """The result of a privacy-mapping design program.
 
     ``leakage`` (nats) is the optimal value, ``distortion`` the expected distortion
-    E d(Y, U) of ``mapping`` (``mapping[y, u] = p(u | y)``; for Remark 3 ``mapping[s, y, u] =
+    E d(Y, U) of ``channel`` (``channel[y, u] = p(u | y)``; for Remark 3 ``channel[s, y, u] =
     p(u | y, s)``).
     """
 
     leakage: float
     distortion: float
-    mapping: np.ndarray
+    channel: np.ndarray
 
 
 # ----------------------------------------------------------------------------- validation
@@ -89,12 +90,12 @@ def check_joint(joint, name: str = "joint") -> np.ndarray:
     return np.clip(j, 0.0, None)
 
 
-def check_distortion(distortion, rows: int, name: str = "distortion") -> np.ndarray:
+def check_distortion(distortion_measure, rows: int, name: str = "distortion_measure") -> np.ndarray:
     """Return a distortion matrix ``d[y, u] >= 0`` with ``rows`` rows (one per value of Y)."""
     try:
-        d = np.asarray(distortion, dtype=float)
+        d = np.asarray(distortion_measure, dtype=float)
     except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a matrix of real numbers, got {distortion!r}") from exc
+        raise TypeError(f"{name} must be a matrix of real numbers, got {distortion_measure!r}") from exc
     if d.ndim != 2 or d.shape[0] != rows or d.shape[1] == 0:
         raise ValueError(f"{name} must be a {rows} x |U| matrix d[y, u], got shape {d.shape}")
     if not np.all(np.isfinite(d)):
@@ -104,60 +105,61 @@ def check_distortion(distortion, rows: int, name: str = "distortion") -> np.ndar
     return d
 
 
-def _check_budget(delta, prior_y, d, what: str) -> float:
-    """A distortion budget delta >= min achievable distortion sum_y p(y) min_u d(y, u)."""
-    delta = check_scalar(delta, "delta", low=0.0)
+def _check_budget(distortion, prior_y, d, what: str) -> float:
+    """A distortion budget (parameter ``distortion``) >= the least achievable expected distortion
+    sum_y p(y) min_u d(y, u)."""
+    distortion = check_scalar(distortion, "distortion", low=0.0)
     floor = float(prior_y @ d.min(axis=1))
-    if delta < floor - 1e-12:
+    if distortion < floor - 1e-12:
         raise ValueError(
-            f"delta must be >= {floor:.6g}, the smallest achievable expected distortion of {what}; "
-            f"got {delta!r} (infeasible distortion budget)"
+            f"distortion must be >= {floor:.6g}, the smallest achievable expected distortion of {what}; "
+            f"got {distortion!r} (infeasible distortion budget)"
         )
-    return delta
+    return distortion
 
 
 # ----------------------------------------------------------------------------- measures
 
 
-def expected_distortion(mapping, prior_y, distortion) -> float:
+def expected_distortion(channel, prior_y, distortion_measure) -> float:
     """E d(Y, U) = sum_{y,u} p(y) p(u|y) d(y, u) (Calmon & Fawaz, [statistical-inference], Definition 2, (6)).
 
-    Units of d; ``mapping[y, u] = p(u|y)`` row-stochastic, ``prior_y`` a distribution on Y.
+    Units of d; ``channel[y, u] = p(u|y)`` row-stochastic, ``prior_y`` a distribution on Y.
     """
-    m = check_channel(mapping, "mapping")
+    m = check_channel(channel, "channel")
     p = check_distribution(prior_y, "prior_y")
-    d = check_distortion(distortion, p.size)
+    d = check_distortion(distortion_measure, p.size)
     if m.shape != d.shape:
-        raise ValueError(f"mapping has shape {m.shape} but distortion has shape {d.shape}")
+        raise ValueError(f"channel has shape {m.shape} but distortion_measure has shape {d.shape}")
     return float(p @ (m * d).sum(axis=1))
 
 
-def _release_joint(mapping, joint) -> np.ndarray:
+def _release_joint(channel, joint) -> np.ndarray:
     """p(s, u) = sum_y p(s, y) p(u|y) [statistical-inference, (16)-(17)]."""
-    m = check_channel(mapping, "mapping")
+    m = check_channel(channel, "channel")
     j = check_joint(joint)
     if m.shape[0] != j.shape[1]:
-        raise ValueError(f"mapping has {m.shape[0]} rows but joint has {j.shape[1]} values of Y")
+        raise ValueError(f"channel has {m.shape[0]} rows but joint has {j.shape[1]} values of Y")
     return j @ m
 
 
-def average_information_leakage(mapping, joint) -> float:
+def average_information_leakage(channel, joint) -> float:
     """Average information leakage I(S; U) = E_U D(p_{S|U} || p_S), nats [statistical-inference, Def. 3, (9)].
 
-    ``mapping[y, u] = p(u|y)``, ``joint[s, y] = p(s, y)``; S -> Y -> U. Range [0, H(S)].
+    ``channel[y, u] = p(u|y)``, ``joint[s, y] = p(s, y)``; S -> Y -> U. Range [0, H(S)].
     """
-    su = _release_joint(mapping, joint)
+    su = _release_joint(channel, joint)
     p_s = su.sum(axis=1)
     keep = p_s > 0
     return mutual_information(su[keep] / p_s[keep, None], p_s[keep])
 
 
-def maximum_information_leakage(mapping, joint) -> float:
+def maximum_information_leakage(channel, joint) -> float:
     """Maximum information leakage max_{u: p(u)>0} H(S) - H(S|U=u), nats [statistical-inference, Def. 4].
 
-    ``mapping[y, u] = p(u|y)``, ``joint[s, y] = p(s, y)``. Range [0, H(S)] (>= I(S; U)).
+    ``channel[y, u] = p(u|y)``, ``joint[s, y] = p(s, y)``. Range [0, H(S)] (>= I(S; U)).
     """
-    su = _release_joint(mapping, joint)
+    su = _release_joint(channel, joint)
     p_s, p_u = su.sum(axis=1), su.sum(axis=0)
     used = p_u > 0
     post = su[:, used] / p_u[used]
@@ -194,27 +196,21 @@ def _solve(problem, what: str) -> None:
     raise RuntimeError(f"{what}: the convex solver failed ({'; '.join(statuses) or 'no solver'})")
 
 
-def _clean_mapping(value: np.ndarray) -> np.ndarray:
+def _clean_channel(value: np.ndarray) -> np.ndarray:
     """A solver's p(u|y) made exactly row-stochastic (clip tiny negatives, renormalise)."""
     m = np.clip(np.asarray(value, dtype=float), 0.0, None)
     return m / m.sum(axis=-1, keepdims=True)
 
 
-_PROGRAMS: dict = {}
-
-
-def _cached_program(kind, *arrays):
-    """A compiled parametrised program per (kind, data): a budget sweep compiles it only once."""
-    key = (kind.__name__,) + tuple((a.shape, a.tobytes()) for a in arrays)
-    if key not in _PROGRAMS:
-        if len(_PROGRAMS) >= 16:
-            _PROGRAMS.pop(next(iter(_PROGRAMS)))
-        _PROGRAMS[key] = kind(*arrays)
-    return _PROGRAMS[key]
+# No program outlives the call that compiled it: cvxpy reuses a problem's solver between solves
+# (CLARABEL's data update), which changes the last bits of a result, so a module-level cache of
+# compiled programs made results depend on the calls made before. A budget sweep compiles one
+# program per call of a ``*_curve`` function and solves the budgets in increasing order: its
+# results depend only on its arguments (tests/experiments/statistical_inference/test_program_cache.py).
 
 
 class _AverageLeakageProgram:
-    """Theorem 1 (14)-(17) as a parametrised cvxpy problem (delta is a parameter)."""
+    """Theorem 1 (14)-(17) as a parametrised cvxpy problem (the distortion budget is a parameter)."""
 
     def __init__(self, joint, d):
         import cvxpy as cp
@@ -223,52 +219,67 @@ class _AverageLeakageProgram:
         n_u = d.shape[1]
         p_s, p_y = joint.sum(axis=1), joint.sum(axis=0)
         keep = p_s > 0
-        self.mapping = cp.Variable((n_y, n_u), nonneg=True)  # p(u|y)
-        self.delta = cp.Parameter(nonneg=True)
-        su = joint[keep] @ self.mapping  # p(s, u) = p_S(s) p(u|s), (16)
-        p_u = p_y @ self.mapping  # (17)
+        self.channel = cp.Variable((n_y, n_u), nonneg=True)  # p(u|y)
+        self.budget = cp.Parameter(nonneg=True)
+        su = joint[keep] @ self.channel  # p(s, u) = p_S(s) p(u|s), (16)
+        p_u = p_y @ self.channel  # (17)
         product = cp.reshape(p_s[keep], (int(keep.sum()), 1), order="F") @ cp.reshape(p_u, (1, n_u), order="F")
         objective = cp.sum(cp.rel_entr(su, product))  # (14)
         constraints = [
-            cp.sum(self.mapping, axis=1) == 1,
-            cp.sum(cp.multiply(p_y[:, None] * d, self.mapping)) <= self.delta,  # (15)
+            cp.sum(self.channel, axis=1) == 1,
+            cp.sum(cp.multiply(p_y[:, None] * d, self.channel)) <= self.budget,  # (15)
         ]
         self.problem = cp.Problem(cp.Minimize(objective), constraints)
 
 
-def min_average_leakage(joint, distortion, delta) -> Solution:
-    """Minimum average information leakage min_{p(U|Y)} I(S; U) s.t. E d(Y, U) <= delta, nats.
+def min_average_leakage(joint, distortion_measure, distortion) -> Solution:
+    """Minimum average information leakage min_{p(U|Y)} I(S; U) s.t. E d(Y, U) <= distortion, nats.
 
     Theorem 1 of Calmon & Fawaz [statistical-inference], (14)-(17): minimise
     sum_{u,s} p(u|s) p(s) log(p(u|s)/p(u)) over p(u|y), with p(u|s) = sum_y p(y|s) p(u|y) and
     p(u) = sum_s p(u|s) p(s) (a relative-entropy objective, linear constraints). ``joint[s, y]``,
-    ``distortion[y, u] >= 0``; delta >= sum_y p(y) min_u d(y, u) (else the budget is infeasible).
+    ``distortion_measure[y, u] >= 0``; distortion >= sum_y p(y) min_u d(y, u) (else the budget is infeasible).
     Range [0, H(S)].
     """
+    return min_average_leakage_curve(joint, distortion_measure, [distortion])[0]
+
+
+def min_average_leakage_curve(joint, distortion_measure, distortions) -> list:
+    """:func:`min_average_leakage` at several budgets, one compiled program for all [statistical-inference,
+    Theorem 1]. The budgets are solved in increasing order, whatever their order in
+    ``distortions``; returns the :class:`Solution` list in the order of ``distortions``."""
     j = check_joint(joint)
-    d = check_distortion(distortion, j.shape[1])
+    d = check_distortion(distortion_measure, j.shape[1])
     p_y = j.sum(axis=0)
-    delta = _check_budget(delta, p_y, d, "the average-leakage program (Theorem 1)")
-    prog = _cached_program(_AverageLeakageProgram, j, d)
-    prog.delta.value = delta
-    _solve(prog.problem, f"minimum average leakage (Theorem 1) at delta={delta:.6g}")
-    m = _clean_mapping(prog.mapping.value)
-    return Solution(average_information_leakage(m, j), expected_distortion(m, p_y, d), m)
+    budgets = [
+        _check_budget(x, p_y, d, "the average-leakage program (Theorem 1)")
+        for x in np.atleast_1d(np.asarray(distortions, dtype=object))
+    ]
+    if not budgets:
+        raise ValueError("distortions must list at least one budget")
+    prog = _AverageLeakageProgram(j, d)
+    out = {}
+    for i in np.argsort(budgets, kind="stable"):
+        prog.budget.value = budgets[i]
+        _solve(prog.problem, f"minimum average leakage (Theorem 1) at distortion={budgets[i]:.6g}")
+        m = _clean_channel(prog.channel.value)
+        out[i] = Solution(average_information_leakage(m, j), expected_distortion(m, p_y, d), m)
+    return [out[i] for i in range(len(budgets))]
 
 
-def min_average_leakage_joint_access(joint, distortion, delta) -> Solution:
-    """Minimum I(S; U) when the mapping p(u | y, s) may use S as well, nats [statistical-inference, Remark 3].
+def min_average_leakage_joint_access(joint, distortion_measure, distortion) -> Solution:
+    """Minimum I(S; U) when the channel p(u | y, s) may use S as well, nats [statistical-inference, Remark 3].
 
     Theorem 1 with (16) replaced by (18) p(u|s) = sum_y p(y|s) p(u|y, s) (and (19) defining
-    p(u|y)); minimised over p(u|y, s) s.t. E d(Y, U) <= delta. Never above
-    :func:`min_average_leakage`; equal to it when Y = f(S). ``Solution.mapping[s, y, u]``.
+    p(u|y)); minimised over p(u|y, s) s.t. E d(Y, U) <= distortion. Never above
+    :func:`min_average_leakage`; equal to it when Y = f(S). ``Solution.channel[s, y, u]``.
     """
     import cvxpy as cp
 
     j = check_joint(joint)
-    d = check_distortion(distortion, j.shape[1])
+    d = check_distortion(distortion_measure, j.shape[1])
     p_s, p_y = j.sum(axis=1), j.sum(axis=0)
-    delta = _check_budget(delta, p_y, d, "the average-leakage program with access to S (Remark 3)")
+    distortion = _check_budget(distortion, p_y, d, "the average-leakage program with access to S (Remark 3)")
     pairs = np.argwhere(j > 0)  # (s, y) with p(s, y) > 0
     n_u = d.shape[1]
     w = cp.Variable((len(pairs), n_u), nonneg=True)  # p(u | y, s)
@@ -281,10 +292,10 @@ def min_average_leakage_joint_access(joint, distortion, delta) -> Solution:
     product = cp.reshape(p_s[keep], (int(keep.sum()), 1), order="F") @ cp.reshape(p_u, (1, n_u), order="F")
     problem = cp.Problem(
         cp.Minimize(cp.sum(cp.rel_entr(su[np.flatnonzero(keep)], product))),
-        [cp.sum(w, axis=1) == 1, cp.sum(cp.multiply(weight[:, None] * d[pairs[:, 1]], w)) <= delta],
+        [cp.sum(w, axis=1) == 1, cp.sum(cp.multiply(weight[:, None] * d[pairs[:, 1]], w)) <= distortion],
     )
-    _solve(problem, f"minimum average leakage with access to S (Remark 3) at delta={delta:.6g}")
-    wv = _clean_mapping(w.value)
+    _solve(problem, f"minimum average leakage with access to S (Remark 3) at distortion={distortion:.6g}")
+    wv = _clean_channel(w.value)
     full = np.full((p_s.size, p_y.size, n_u), 1.0 / n_u)
     full[pairs[:, 0], pairs[:, 1]] = wv
     su_v = s_of @ wv
@@ -293,15 +304,22 @@ def min_average_leakage_joint_access(joint, distortion, delta) -> Solution:
     return Solution(leak, dist, full)
 
 
-def rate_distortion_convex(prior_y, distortion, delta) -> Solution:
-    """Rate-distortion R(delta) = min_{p(U|Y)} I(Y; U) s.t. E d(Y, U) <= delta, nats, as one convex
+def rate_distortion_convex(prior_y, distortion_measure, distortion) -> Solution:
+    """Rate-distortion R(distortion) = min_{p(U|Y)} I(Y; U) s.t. E d(Y, U) <= distortion, nats, as one convex
     program [statistical-inference, Corollary 1 (20)-(21) and Remark 2].
 
     Corollary 1: when Y = f(S) and S -> Y -> U, I(S; U) = I(Y; U), so the minimum average leakage
     is Theorem 1's program with S = Y (joint = diag(p_Y)). Range [0, H(Y)].
     """
     p = check_distribution(prior_y, "prior_y")
-    return min_average_leakage(np.diag(p), distortion, delta)
+    return min_average_leakage(np.diag(p), distortion_measure, distortion)
+
+
+def rate_distortion_curve(prior_y, distortion_measure, distortions) -> list:
+    """:func:`rate_distortion_convex` at several budgets, one compiled program (see
+    :func:`min_average_leakage_curve`); :class:`Solution` list in the order of ``distortions``."""
+    p = check_distribution(prior_y, "prior_y")
+    return min_average_leakage_curve(np.diag(p), distortion_measure, distortions)
 
 
 class _MaxLeakageProgram:
@@ -316,96 +334,96 @@ class _MaxLeakageProgram:
 
         n_y, n_u = d.shape
         p_y = joint.sum(axis=0)
-        self.mapping = cp.Variable((n_y, n_u), nonneg=True)
+        self.channel = cp.Variable((n_y, n_u), nonneg=True)
         self.level = cp.Parameter()  # delta = H(S) - eps of (32)
-        p_u = p_y @ self.mapping  # (31)
+        p_u = p_y @ self.channel  # (31)
         if cond_entropy is None:
             keep = joint.sum(axis=1) > 0
-            su = joint[keep] @ self.mapping  # p(s, u), (30)
+            su = joint[keep] @ self.channel  # p(s, u), (30)
             rows = int(keep.sum())
             # sum_s p(s,u) log(p(s,u)/p(u)) = -p(u) H(S|U=u)
             neg_h = cp.sum(cp.rel_entr(su, np.ones((rows, 1)) @ cp.reshape(p_u, (1, n_u), order="F")), axis=0)
         else:
-            yu = cp.multiply(p_y[:, None], self.mapping)  # p(y, u)
+            yu = cp.multiply(p_y[:, None], self.channel)  # p(y, u)
             neg_h = (
                 cp.sum(cp.rel_entr(yu, np.ones((n_y, 1)) @ cp.reshape(p_u, (1, n_u), order="F")), axis=0)
                 - cond_entropy @ yu
             )
         constraints = [
-            cp.sum(self.mapping, axis=1) == 1,
+            cp.sum(self.channel, axis=1) == 1,
             self.level * p_u + neg_h <= 0,  # (32)
         ]
         self.problem = cp.Problem(
-            cp.Minimize(cp.sum(cp.multiply(p_y[:, None] * d, self.mapping))),  # (29)
+            cp.Minimize(cp.sum(cp.multiply(p_y[:, None] * d, self.channel))),  # (29)
             constraints,
         )
 
     def solve(self, level: float, what: str) -> np.ndarray:
         self.level.value = level
         _solve(self.problem, what)
-        return _clean_mapping(self.mapping.value)
+        return _clean_channel(self.channel.value)
 
 
-def _minmax_line_search(program, h_s, p_y, d, delta, tol, what, lo=0.0, hi=None):
+def _minmax_line_search(program, h_s, p_y, d, budget, tol, what, lo=0.0, hi=None):
     """Bisection on eps in [lo, hi] (default [0, H(S)]) for the smallest eps whose minimum
-    distortion is <= delta; the answer must lie in the bracket.
+    distortion is <= budget; the answer must lie in the bracket.
 
-    The minimum distortion of Theorem 2 is non-increasing in eps, so {eps: D_min(eps) <= delta}
+    The minimum distortion of Theorem 2 is non-increasing in eps, so {eps: D_min(eps) <= budget}
     is an interval [eps*, H(S)] [statistical-inference, proof of Theorem 2].
     """
 
     def dist(m):
         return float(p_y @ (m * d).sum(axis=1))
 
-    def at(eps):  # the minimum-distortion mapping at leakage level eps: level H(S) - eps in (32)
+    def at(eps):  # the minimum-distortion channel at leakage level eps: level H(S) - eps in (32)
         return program.solve(h_s - eps, f"{what}: minimum distortion at maximum leakage {eps:.6g}")
 
     if lo <= 0.0:
         lo, best = 0.0, at(0.0)
-        if dist(best) <= delta + _FEAS_TOL * (1 + delta):
+        if dist(best) <= budget + _FEAS_TOL * (1 + budget):
             return Solution(0.0, dist(best), best)
     hi = h_s if hi is None else min(hi, h_s)
     best = at(hi)
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
         m = at(mid)
-        if dist(m) <= delta + _FEAS_TOL * (1 + delta):
+        if dist(m) <= budget + _FEAS_TOL * (1 + budget):
             hi, best = mid, m
         else:
             lo = mid
     return Solution(hi, dist(best), best)
 
 
-def min_distortion_at_max_leakage(joint, distortion, eps) -> Solution:
+def min_distortion_at_max_leakage(joint, distortion_measure, eps) -> Solution:
     """Minimum distortion min E d(Y, U) s.t. max_u H(S) - H(S|U=u) <= eps [statistical-inference, Theorem 2].
 
     Program (29)-(32): minimise sum_{y,u} p(u|y) p(y) d(u, y) s.t. (30)-(31) and
     delta p(u) + sum_s p(u, s) log(p(u, s)/p(u)) <= 0 for all u, with delta = H(S) - eps.
-    eps in [0, H(S)] nats; ``Solution.leakage`` is the mapping's maximum information leakage.
+    eps in [0, H(S)] nats; ``Solution.leakage`` is the channel's maximum information leakage.
     """
     j = check_joint(joint)
     h_s = entropy(j.sum(axis=1))
     eps = check_scalar(eps, "eps", low=0.0, high=h_s + 1e-12)
-    d = check_distortion(distortion, j.shape[1])
+    d = check_distortion(distortion_measure, j.shape[1])
     prog = _MaxLeakageProgram(j, d)
     m = prog.solve(h_s - eps, f"minimum distortion under maximum leakage {eps:.6g} (Theorem 2)")
     return Solution(maximum_information_leakage(m, j), float(j.sum(axis=0) @ (m * d).sum(axis=1)), m)
 
 
-def min_max_leakage(joint, distortion, delta, *, tol: float = 1e-5) -> Solution:
-    """Minmax information leakage min_{p(U|Y)} max_u H(S) - H(S|U=u) s.t. E d(Y, U) <= delta, nats.
+def min_max_leakage(joint, distortion_measure, distortion, *, tol: float = 1e-5) -> Solution:
+    """Minmax information leakage min_{p(U|Y)} max_u H(S) - H(S|U=u) s.t. E d(Y, U) <= distortion, nats.
 
     Seed 004, Definition 4 (27)-(28), solved as in Theorem 2: bisection (to ``tol`` nats) on the
     leakage level eps in [0, H(S)] of the convex program (29)-(32), whose minimum distortion is
     non-increasing in eps. ``Solution.leakage`` is the smallest feasible level found (within tol).
     """
     j = check_joint(joint)
-    d = check_distortion(distortion, j.shape[1])
+    d = check_distortion(distortion_measure, j.shape[1])
     p_y = j.sum(axis=0)
-    delta = _check_budget(delta, p_y, d, "the maximum-leakage program (Theorem 2)")
+    distortion = _check_budget(distortion, p_y, d, "the maximum-leakage program (Theorem 2)")
     tol = check_positive(tol, "tol")
     return _minmax_line_search(
-        _MaxLeakageProgram(j, d), entropy(j.sum(axis=1)), p_y, d, delta, tol,
+        _MaxLeakageProgram(j, d), entropy(j.sum(axis=1)), p_y, d, distortion, tol,
         "minmax leakage (Theorem 2)",
     )
 
@@ -425,18 +443,18 @@ def zeta_distribution(cond_entropy) -> np.ndarray:
     return z / z.sum()
 
 
-def maximum_leakage_deterministic(mapping, prior_y, cond_entropy) -> float:
+def maximum_leakage_deterministic(channel, prior_y, cond_entropy) -> float:
     """Maximum information leakage for Y = f(S) via Corollary 2 [statistical-inference, (40)], nats:
 
     max_u H(S) - H(S|U=u) with H(S|U=u) = log sum_y e^{H(S|Y=y)} - D(p_{Y|U=u} || zeta) and
-    H(S) = H(Y) + sum_y p(y) H(S|Y=y). ``mapping[y, u] = p(u|y)``. Range [0, H(S)].
+    H(S) = H(Y) + sum_y p(y) H(S|Y=y). ``channel[y, u] = p(u|y)``. Range [0, H(S)].
     """
-    m = check_channel(mapping, "mapping")
+    m = check_channel(channel, "channel")
     p = check_distribution(prior_y, "prior_y")
     h = np.asarray(cond_entropy, dtype=float)
     zeta = zeta_distribution(h)
     if m.shape[0] != p.size or h.size != p.size:
-        raise ValueError("mapping rows, prior_y and cond_entropy must all have |Y| entries")
+        raise ValueError("channel rows, prior_y and cond_entropy must all have |Y| entries")
     yu = p[:, None] * m
     p_u = yu.sum(axis=0)
     used = p_u > 0
@@ -447,37 +465,37 @@ def maximum_leakage_deterministic(mapping, prior_y, cond_entropy) -> float:
     return float(max(0.0, h_s - (log_norm - div.max())))
 
 
-def min_max_leakage_deterministic(prior_y, cond_entropy, distortion, delta, *, tol: float = 1e-5) -> Solution:
+def min_max_leakage_deterministic(prior_y, cond_entropy, distortion_measure, distortion, *, tol: float = 1e-5) -> Solution:
     """Minmax information leakage for Y = f(S), nats [statistical-inference, Corollary 2 (35) with Theorem 2].
 
     Minimises max_u D(p_{Y|U=u} || zeta) (equivalently max_u H(S) - H(S|U=u)) s.t.
-    E d(Y, U) <= delta, working on Y only: p(u) H(S|U=u) = -sum_y p(y,u) log(p(y,u)/p(u)) +
+    E d(Y, U) <= distortion, working on Y only: p(u) H(S|U=u) = -sum_y p(y,u) log(p(y,u)/p(u)) +
     sum_y p(y,u) H(S|Y=y) ((38)); bisection to ``tol`` nats on the level as in Theorem 2.
     """
-    return min_max_leakage_curve(prior_y, cond_entropy, distortion, [delta], tol=tol)[0]
+    return min_max_leakage_curve(prior_y, cond_entropy, distortion_measure, [distortion], tol=tol)[0]
 
 
 def min_max_leakage_curve(
-    prior_y, cond_entropy, distortion, deltas, *, tol: float = 1e-5, lower=None
+    prior_y, cond_entropy, distortion_measure, distortions, *, tol: float = 1e-5, lower=None
 ) -> list:
     """:func:`min_max_leakage_deterministic` at several budgets, one compiled program for all.
 
-    Sweeps the budgets in increasing order; the minmax leakage is non-increasing in delta, so each
+    Sweeps the budgets in increasing order; the minmax leakage is non-increasing in distortion, so each
     result brackets the next line search from above [statistical-inference, Theorem 2 / Corollary 2]. ``lower``
     (optional, one per budget) are known lower bounds, e.g. the minimum average leakage at the same
     budget (max_u H(S) - H(S|U=u) >= I(S; U)), which bracket it from below. Returns the
-    :class:`Solution` list in the order of ``deltas``. Nats.
+    :class:`Solution` list in the order of ``distortions``. Nats.
     """
     p = check_distribution(prior_y, "prior_y")
     zeta_distribution(cond_entropy)  # validates
     h = np.asarray(cond_entropy, dtype=float)
     if h.size != p.size:
         raise ValueError(f"cond_entropy must have {p.size} entries (one per y), got {h.size}")
-    d = check_distortion(distortion, p.size)
-    budgets = [_check_budget(x, p, d, "the maximum-leakage program (Corollary 2)") for x in deltas]
+    d = check_distortion(distortion_measure, p.size)
+    budgets = [_check_budget(x, p, d, "the maximum-leakage program (Corollary 2)") for x in distortions]
     tol = check_positive(tol, "tol")
     h_s = entropy(p) + float(p @ h)
-    program = _cached_program(_MaxLeakageProgram, np.diag(p), d, h)
+    program = _MaxLeakageProgram(np.diag(p), d, h)
     if lower is None:
         lower = np.zeros(len(budgets))
     lower = np.asarray(lower, dtype=float)
@@ -531,6 +549,7 @@ def counting_query_joint(n, p) -> np.ndarray:
 def squared_error(n) -> np.ndarray:
     """d(y, u) = (y - u)^2 on {0..n} x {0..n} (units: squared counts)."""
     n = check_count(n, "n")
+    check_array_size((n + 1, n + 1), "n")
     v = np.arange(n + 1, dtype=float)
     return (v[:, None] - v[None, :]) ** 2
 
@@ -591,7 +610,9 @@ def truncated_geometric_channel(n, eps) -> np.ndarray:
     channel[y, u] = (1-a)/(1+a) a^{|u-y|} for 0 < u < n, a^{y}/(1+a) at u = 0, a^{n-y}/(1+a) at
     u = n. eps-DP for neighbouring counts |y - y'| = 1; eps = inf gives the identity.
     """
-    return _geometric_rows(np.arange(check_count(n, "n") + 1), n, eps)
+    n = check_count(n, "n")
+    check_array_size((n + 1, n + 1), "n")
+    return _geometric_rows(np.arange(n + 1), n, eps)
 
 
 def _geometric_rows(ys, n, eps) -> np.ndarray:
@@ -613,27 +634,27 @@ def _geometric_rows(ys, n, eps) -> np.ndarray:
     return out
 
 
-def geometric_epsilon_for_distortion(prior_y, distortion, delta) -> float:
-    """The eps at which the truncated geometric mechanism on {0..n} has E d(Y, U) = delta.
+def geometric_epsilon_for_distortion(prior_y, distortion_measure, distortion) -> float:
+    """The eps at which the truncated geometric mechanism on {0..n} has E d(Y, U) = distortion.
 
     Solved by Brent's method on log eps (the expected distortion decreases from its eps -> 0 limit
-    to 0 as eps -> inf). delta in (0, E_eps->0 d]; delta = 0 gives inf. Nats.
+    to 0 as eps -> inf). distortion in (0, E_eps->0 d]; distortion = 0 gives inf. Nats.
     """
     p = check_distribution(prior_y, "prior_y")
     n = p.size - 1
-    d = check_distortion(distortion, p.size)
-    delta = check_scalar(delta, "delta", low=0.0)
-    if delta == 0.0:
+    d = check_distortion(distortion_measure, p.size)
+    distortion = check_scalar(distortion, "distortion", low=0.0)
+    if distortion == 0.0:
         return float("inf")
 
     def excess(log_eps):
-        return expected_distortion(truncated_geometric_channel(n, math.exp(log_eps)), p, d) - delta
+        return expected_distortion(truncated_geometric_channel(n, math.exp(log_eps)), p, d) - distortion
 
     lo, hi = math.log(1e-8), math.log(60.0)
     if excess(lo) < 0:
         raise ValueError(
-            f"delta must be <= {delta + excess(lo):.6g}, the distortion of the geometric mechanism "
-            f"as eps -> 0; got {delta!r}"
+            f"distortion must be <= {distortion + excess(lo):.6g}, the distortion of the geometric mechanism "
+            f"as eps -> 0; got {distortion!r}"
         )
     if excess(hi) > 0:
         return float(math.exp(hi))

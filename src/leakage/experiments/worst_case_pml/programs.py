@@ -105,7 +105,8 @@ def utility_safe_epsilon(prior, order, k) -> float:
 
 
 def _feasibility_lp(p: np.ndarray, mask: np.ndarray, eps: float, bound: np.ndarray | None = None):
-    """The polytope of problem (10) of [worst-case-pml] at level eps; returns a channel in it or None.
+    """The polytope of problem (10) of [worst-case-pml] at level eps: ``(True, a channel in it)`` or
+    ``(False, None)`` when it is empty (the bisections below branch on it).
 
     Unknowns P(y|x) on allowed pairs of usable columns (-log P(A_y) <= eps; other columns are forced
     to zero, Sec. III-B). Constraints: rows sum to one; P(y|x) <= e^eps sum_x' P(x') P(y|x').
@@ -116,7 +117,7 @@ def _feasibility_lp(p: np.ndarray, mask: np.ndarray, eps: float, bound: np.ndarr
     usable = bound <= eps + 1e-12
     var = mask & usable[None, :]
     if not np.all(var.any(axis=1)):
-        return None  # some input has no output left: infeasible without asking the solver
+        return False, None  # some input has no output left: infeasible without asking the solver
     xs, ys = np.nonzero(var)
     n_var = xs.size
     a_eq = np.zeros((n_in, n_var))
@@ -135,7 +136,7 @@ def _feasibility_lp(p: np.ndarray, mask: np.ndarray, eps: float, bound: np.ndarr
         options={"primal_feasibility_tolerance": LP_FEASIBILITY_TOL},
     )
     if res.status == 2:
-        return None
+        return False, None
     if res.status != 0 or res.x is None:
         raise RuntimeError(
             f"LP feasibility of an eps-PML mechanism with worst-case order >= k [worst-case-pml, problem "
@@ -143,17 +144,25 @@ def _feasibility_lp(p: np.ndarray, mask: np.ndarray, eps: float, bound: np.ndarr
         )
     channel = np.zeros((n_in, n_out))
     channel[xs, ys] = np.clip(res.x, 0.0, None)
-    return channel / channel.sum(axis=1, keepdims=True)
+    return True, channel / channel.sum(axis=1, keepdims=True)
 
 
 def feasible_mechanism(prior, order, k, eps):
-    """An eps-PML mechanism with P(y|x) = 0 wherever O[x, y] < k, or None if none exists.
+    """An eps-PML mechanism with P(y|x) = 0 wherever O[x, y] < k; ValueError if none exists.
 
-    One LP feasibility problem [worst-case-pml, problem (10), HiGHS]. eps >= 0 in nats; k in 1..N.
+    One LP feasibility problem [worst-case-pml, problem (10), HiGHS]. eps >= 0 in nats; k in 1..N. One
+    exists iff eps >= eps*(k) (:func:`optimal_epsilon`); the error states that range.
     """
     p, o, k = _prior_order_k(prior, order, k)
     eps = check_epsilon(eps)
-    return _feasibility_lp(p, o >= k, min(eps, epsilon_max(p)))
+    ok, channel = _feasibility_lp(p, o >= k, min(eps, epsilon_max(p)))
+    if not ok:
+        raise ValueError(
+            f"eps must be >= eps*(k) = {optimal_epsilon(p, o, k):.9g} nats (up to the bisection "
+            f"tolerance) for an eps-PML mechanism with worst-case order >= k = {k} to exist; "
+            f"got eps = {eps:.9g} ([worst-case-pml] problem (10) is infeasible)"
+        )
+    return channel
 
 
 def optimal_mechanism(prior, order, k, *, tol: float = BISECTION_TOL):
@@ -176,14 +185,14 @@ def optimal_mechanism(prior, order, k, *, tol: float = BISECTION_TOL):
     if hi - lo <= tol:
         return hi, best
     # the utility-safe level is usually optimal: one LP just below it settles that case
-    trial = _feasibility_lp(p, mask, hi - tol, bound)
-    if trial is None:
+    ok, trial = _feasibility_lp(p, mask, hi - tol, bound)
+    if not ok:
         return hi, best
     hi, best = hi - tol, trial
     while hi - lo > tol:
         mid = 0.5 * (lo + hi)
-        trial = _feasibility_lp(p, mask, mid, bound)
-        if trial is None:
+        ok, trial = _feasibility_lp(p, mask, mid, bound)
+        if not ok:
             lo = mid
         else:
             hi, best = mid, trial
@@ -211,7 +220,7 @@ def largest_worst_case_order(prior, order, eps, *, method: str = "optimal") -> i
         if method == "utility_safe":
             ok = utility_safe_epsilon(p, o, k) <= eps + 1e-12
         else:  # eps*(k) <= eps iff the polytope of problem (10) at eps is non-empty: one LP
-            ok = _feasibility_lp(p, o >= k, min(eps, epsilon_max(p))) is not None
+            ok = _feasibility_lp(p, o >= k, min(eps, epsilon_max(p)))[0]
         if not ok:
             break
         best = k
@@ -244,22 +253,22 @@ def utility_sensitivity(utility) -> float:
     return float((u.max(axis=0) - u.min(axis=0)).max())
 
 
-def exponential_mechanism(utility, eps_ldp) -> np.ndarray:
-    """The exponential mechanism, eps'-LDP (McSherry-Talwar; [worst-case-pml], Sec. IV-A).
+def exponential_mechanism(utility, eps) -> np.ndarray:
+    """The exponential mechanism, eps-LDP (McSherry-Talwar; [worst-case-pml], Sec. IV-A).
 
-    P(y|x) proportional to exp( eps' u(x, y) / (2 Du) ), Du = :func:`utility_sensitivity`; eps' >= 0
+    P(y|x) proportional to exp( eps u(x, y) / (2 Du) ), Du = :func:`utility_sensitivity`; eps >= 0
     in nats (``inf`` puts all mass on the best output of each row). A constant utility (Du = 0)
     gives the uniform mechanism.
     """
     u = _as_float_array(utility, "utility", 2)
-    eps_ldp = check_epsilon(eps_ldp, "eps_ldp")
+    eps = check_epsilon(eps, "eps")
     du = utility_sensitivity(u)
     if du == 0:
         return np.full(u.shape, 1.0 / u.shape[1])
-    if math.isinf(eps_ldp):
+    if math.isinf(eps):
         best = u == u.max(axis=1, keepdims=True)
         return best / best.sum(axis=1, keepdims=True)
-    score = eps_ldp * u / (2.0 * du)
+    score = eps * u / (2.0 * du)
     w = np.exp(score - score.max(axis=1, keepdims=True))
     return w / w.sum(axis=1, keepdims=True)
 

@@ -1,0 +1,142 @@
+"""Cross-field checks of the pipeline's configuration, run by the Snakefile after the JSON-schema
+validation and before any job starts.
+
+The schemas (workflow/schemas/*.schema.yaml) check each key on its own (type, range, non-empty
+lists); the constraints here relate several keys (m_min < m_max, beta_max <= 2 p_min, a
+distribution that sums to one, a channel row per prior entry). Each violation is reported as a
+``ValueError`` naming the keys by their dotted path in config.yaml (``empirical-pml.fig3b.m_min``)
+and the valid range; all violations are collected and reported together.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+#: Absolute tolerance of "sums to one" in the configuration (the values are typed by hand).
+SUM_TOL = 1e-9
+
+
+class ConfigError(ValueError):
+    """A configuration that passes the schemas but violates a constraint between keys."""
+
+
+def _section(config: dict, *keys: str) -> dict:
+    """The settings at ``config[k1][k2]...``, or {} when absent (nothing to check)."""
+    node: Any = config
+    for key in keys:
+        if not isinstance(node, dict) or key not in node:
+            return {}
+        node = node[key]
+    return node if isinstance(node, dict) else {}
+
+
+def _less(problems: list, where: str, low_key: str, high_key: str, s: dict, *, strict: bool = True):
+    if low_key in s and high_key in s:
+        lo, hi = s[low_key], s[high_key]
+        bad = lo >= hi if strict else lo > hi
+        if bad:
+            op = "<" if strict else "<="
+            problems.append(
+                f"{where}.{low_key} must be {op} {where}.{high_key}, got {low_key} = {lo!r}, "
+                f"{high_key} = {hi!r}"
+            )
+
+
+def _distribution(problems: list, key: str, values) -> bool:
+    total = math.fsum(float(v) for v in values)
+    if abs(total - 1.0) > SUM_TOL * max(1, len(values)):
+        problems.append(f"{key} must sum to 1 (a probability distribution), got sum {total:.12g}")
+        return False
+    return True
+
+
+def _empirical_pml(config: dict, problems: list) -> None:
+    paper = "empirical-pml"
+    s = _section(config, paper, "fig2a")
+    if "channel" in s and "prior" in s:
+        where = f"{paper}.fig2a"
+        channel, prior = s["channel"], s["prior"]
+        widths = {len(row) for row in channel}
+        if len(widths) > 1:
+            problems.append(f"{where}.channel rows must all have the same length, got lengths {sorted(widths)}")
+        for i, row in enumerate(channel):
+            _distribution(problems, f"{where}.channel[{i}] (a row P(.|x))", row)
+        if len(channel) != len(prior):
+            problems.append(
+                f"{where}.prior must have one entry per row of {where}.channel ({len(channel)}), "
+                f"got {len(prior)}"
+            )
+        if _distribution(problems, f"{where}.prior", prior) and "beta_max" in s:
+            p_min = min(prior)
+            if not s["beta_max"] <= 2 * p_min:
+                problems.append(
+                    f"{where}.beta_max must be in (0, 2 min(prior)] = (0, {2 * p_min:.6g}], "
+                    f"got {s['beta_max']!r}"
+                )
+    s = _section(config, paper, "fig2b")
+    if s:
+        where = f"{paper}.fig2b"
+        n = s.get("n_symbols")
+        if n is not None and "k" in s and s["k"] > n:
+            problems.append(f"{where}.k must be in [1, {where}.n_symbols = {n}], got {s['k']!r}")
+        if n is not None and "beta_max" in s and not s["beta_max"] <= 2 / n:
+            problems.append(
+                f"{where}.beta_max must be in (0, 2 / n_symbols] = (0, {2 / n:.6g}] (uniform prior), "
+                f"got {s['beta_max']!r}"
+            )
+    s = _section(config, paper, "fig3a")
+    if s:
+        _less(problems, f"{paper}.fig3a", "increase_min", "eps_prime_span", s, strict=False)
+    for fig in ("fig3b", "fig4", "fig5"):
+        s = _section(config, paper, fig)
+        if s:
+            _less(problems, f"{paper}.{fig}", "m_min", "m_max", s)
+
+
+def _worst_case_pml(config: dict, problems: list) -> None:
+    paper = "worst-case-pml"
+    for fig in ("fig2", "fig3"):
+        s = _section(config, paper, fig)
+        if not s:
+            continue
+        where = f"{paper}.{fig}"
+        _less(problems, where, "p_low_min", "p_low_max", s, strict=False)
+        n = s.get("alphabet_size", 4)
+        if "p_low_max" in s and s["p_low_max"] > 1 / n:
+            problems.append(
+                f"{where}.p_low_max must be <= 1 / alphabet_size = {1 / n:.6g} (the low entries are "
+                f"the smallest of a distribution on {n} symbols), got {s['p_low_max']!r}"
+            )
+        bad_k = [k for k in s.get("k", []) if k > n]
+        if bad_k:
+            problems.append(f"{where}.k must be in [1, alphabet_size = {n}], got {bad_k}")
+
+
+def _statistical_inference(config: dict, problems: list) -> None:
+    s = _section(config, "statistical-inference", "fig2")
+    if s:
+        _less(problems, "statistical-inference.fig2", "n_min", "n_max", s, strict=False)
+
+
+def check_config(config: dict) -> None:
+    """Raise :class:`ConfigError` (a ``ValueError``) listing every cross-field violation of a
+    schema-validated config (keys named by dotted path); return normally when all hold.
+
+    Checked: ``papers`` is not empty; empirical-pml fig2a channel rows and prior sum to one, have
+    matching sizes and beta_max <= 2 min(prior) (the l1 radius of
+    Theorem 4's validity); fig2b k <= n_symbols and beta_max <= 2/n_symbols;
+    fig3a increase_min <= eps_prime_span; m_min < m_max (fig3b, fig4, fig5); worst-case-pml
+    p_low_min <= p_low_max <= 1/alphabet_size and k <= alphabet_size; statistical-inference fig2
+    n_min <= n_max.
+    """
+    if not isinstance(config, dict):
+        raise TypeError(f"config must be a mapping (the parsed config.yaml), got {type(config).__name__}")
+    problems: list[str] = []
+    if "papers" in config and not config["papers"]:
+        problems.append("papers must list at least one paper (an empty list builds nothing)")
+    _empirical_pml(config, problems)
+    _worst_case_pml(config, problems)
+    _statistical_inference(config, problems)
+    if problems:
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems))
