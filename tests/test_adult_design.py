@@ -276,8 +276,8 @@ def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
     run = _snakemake(workdir, *TARGETS)
     assert run.returncode == 0, run.stdout[-4000:]
     ran = jobs_run(run.stdout)
-    assert ran.count("adult_design_attribute") == 2 and ran.count("adult_design_release") == 2
-    assert ran.count("adult_design_mc") == 1 and "adult_design_priors" in ran
+    assert ran.count("design_attribute") == 2 and ran.count("release_attribute") == 2
+    assert ran.count("experiment_monte_carlo") == 1 and "estimate_priors" in ran
 
     res = workdir / "results/adult-design"
     priors = pd.read_csv(res / "priors.csv", keep_default_na=False)

@@ -105,7 +105,7 @@ def test_every_rule_that_runs_code_names_the_conda_env():
             if runs:
                 conda = re.search(r"^\s+conda:\s*\n\s+ENV\b", body, flags=re.M)
                 assert conda, f"rule {name} ({path.name}) has no conda: ENV"
-    assert {"adult", "adult_estimates", "table", "plot", "claims", "all"} <= set(seen)
+    assert {"data", "estimate_features", "experiment", "figure", "claims", "all"} <= set(seen)
 
 
 @pytest.mark.workflow

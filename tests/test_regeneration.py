@@ -26,7 +26,7 @@ def _edit(path):
 
 
 def _plot_jobs(paper):
-    return [("plot", (f"results/{paper}/{f}.pdf", f"results/{paper}/{f}.png")) for f in FAKE_FIGURES[paper]]
+    return [("figure", (f"results/{paper}/{f}.pdf", f"results/{paper}/{f}.png")) for f in FAKE_FIGURES[paper]]
 
 
 def test_built_copy_is_up_to_date(project):
@@ -44,8 +44,8 @@ def test_experiment_module_change_reruns_only_that_papers_chain(project):
     figs = FAKE_FIGURES["mi-dp"]
     # the tables (their code changed), the claims (code changed too), and what depends on them
     # (plots, claims HTML) -- but only of mi-dp
-    assert [j for j in jobs if j[0] == "table"] == [("table", (f"results/mi-dp/{f}.csv",)) for f in figs]
-    assert {j[0] for j in jobs} == {"table", "plot", "claims", "claims_html"}
+    assert [j for j in jobs if j[0] == "experiment"] == [("experiment", (f"results/mi-dp/{f}.csv",)) for f in figs]
+    assert {j[0] for j in jobs} == {"experiment", "figure", "claims", "claims_html"}
     assert all("statistical-inference" not in out for _, outs in jobs for out in outs)
 
 
@@ -212,7 +212,7 @@ def _dry_run_jobs(project):
     return jobs
 
 
-def _real_project(dest):
+def _real_project(dest, study=False):
     """A copy of the real pipeline whose outputs exist (empty), newer than its sources; and
     output file -> the input files of its job (from the dry run of the empty copy)."""
     dest.mkdir(parents=True)
@@ -222,6 +222,9 @@ def _real_project(dest):
             shutil.copytree(src, dest / item, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
         else:
             shutil.copy2(src, dest / item)
+    if not study:  # the papers only: the study's own expectations are tested below
+        config = dest / "config.yaml"
+        config.write_text(re.sub(r"^studies:\n(?:  - .*\n)+", "studies: []\n", config.read_text(), flags=re.M))
     for path in dest.rglob("*"):
         os.utime(path, (OLD, OLD))
     job_inputs = {}
@@ -237,6 +240,33 @@ def _real_project(dest):
 @pytest.fixture(scope="module")
 def real(tmp_path_factory):
     return _real_project(tmp_path_factory.mktemp("real") / "project")
+
+
+@pytest.fixture(scope="module")
+def study_job_inputs(tmp_path_factory):
+    """output file -> the input files of its job, for the real pipeline with the adult-design study."""
+    _, inputs = _real_project(tmp_path_factory.mktemp("study") / "project", study=True)
+    return {out: ins for out, ins in inputs.items() if out.startswith("results/")}
+
+
+STUDY = "results/adult-design/"
+
+
+def test_study_edits_rerun_only_the_study(study_job_inputs):
+    """The design engine reruns the study's designs and everything after them, never any paper's
+    files; the study's plot module only its drawings; the study's experiment package only the
+    study. (The estimate stage's priors.csv reruns too: its script imports the study's stage module,
+    which calls the engine; a 1 s job.)"""
+    stale = _stale_after_edit(study_job_inputs, "src/leakage/design/optimal.py")
+    assert stale and all(o.startswith(STUDY) for o in stale), sorted(stale)
+    assert {STUDY + "mechanisms.csv", STUDY + "fig2.csv", STUDY + "claims.csv"} <= stale
+    assert any(o.startswith(STUDY + "release/") for o in stale)
+    drawn = _stale_after_edit(study_job_inputs, "src/leakage/plots/adult_design.py")
+    assert drawn and all(o.startswith(STUDY) and o.endswith((".pdf", ".png")) for o in drawn), sorted(drawn)
+    for module in _library_modules():
+        if "/adult_design" in module:
+            stale = _stale_after_edit(study_job_inputs, module)
+            assert all(o.startswith(STUDY) for o in stale), (module, sorted(stale))
 
 
 @pytest.fixture(scope="module")
@@ -275,7 +305,7 @@ def test_module_edit_reruns_exactly_the_expected_jobs(job_inputs, module):
     assert _stale_after_edit(job_inputs, module) == EXPECTED[module]
 
 
-def test_every_library_module_reruns_a_consistent_set(job_inputs):
+def test_every_library_module_reruns_a_consistent_set(job_inputs, study_job_inputs):
     """Every module, listed or not: an experiment module of a paper reruns only that paper's
     files; a plot module only plots; a module some job runs is an input of that job's table or
     plot, never of the report pages alone unless it is the report's own code."""
@@ -288,8 +318,10 @@ def test_every_library_module_reruns_a_consistent_set(job_inputs):
         if parts[2] == "plots":
             assert all(o.endswith((".pdf", ".png")) for o in stale), (module, sorted(stale))
         if module not in EXPECTED:
-            # an unlisted module is code some figure runs (else it should be listed as unused)
-            assert any(o.endswith(".csv") for o in stale) or parts[2] == "plots", module
+            # an unlisted module is code some figure of a paper or of the study runs (else it
+            # should be listed as unused)
+            in_study = _stale_after_edit(study_job_inputs, module)
+            assert any(o.endswith(".csv") for o in stale | in_study) or parts[2] == "plots", module
 
 
 @pytest.mark.parametrize(

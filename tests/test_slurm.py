@@ -80,7 +80,7 @@ def test_pipeline_runs_through_slurm(cluster, tmp_path):
 
     # every non-local job was submitted to SLURM, and SLURM ran it to completion
     submitted = _submitted(proc.stdout)
-    expected = {"table": 2, "plot": 2, "claims": 1, "adult": 1}
+    expected = {"experiment": 2, "figure": 2, "claims": 1, "data": 1}
     counts = {}
     for rule in submitted.values():
         counts[rule] = counts.get(rule, 0) + 1

@@ -90,7 +90,7 @@ def first_run(tmp_path_factory):
 def test_data_rules_write_verified_table_estimates_and_provenance(first_run):
     workdir, run, _ = first_run
     assert run.returncode == 0, run.stdout
-    assert sorted(jobs_run(run.stdout)) == ["adult", "adult_estimates"]
+    assert sorted(jobs_run(run.stdout)) == ["data", "estimate_features"]
 
     records = sample_records()
     with open(workdir / "results/data/adult.csv", newline="") as f:
@@ -137,7 +137,7 @@ def test_up_to_date_then_only_the_deleted_output_is_rebuilt(first_run):
     estimates.unlink()
     rebuilt = snakemake(workdir, *TARGETS)
     assert rebuilt.returncode == 0, rebuilt.stdout
-    assert jobs_run(rebuilt.stdout) == ["adult_estimates"]
+    assert jobs_run(rebuilt.stdout) == ["estimate_features"]
     assert estimates.read_bytes() == old  # same inputs, same bytes
     assert (table.stat().st_mtime_ns, table.read_bytes()) == before
 

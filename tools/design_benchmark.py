@@ -23,7 +23,7 @@ import numpy as np
 from leakage.design import design_mechanism, optimal_mechanism, optimal_mechanism_for_estimate
 from leakage.estimation.concentration import beta_star
 
-ADULT = os.environ.get("ADULT_CSV", "/work/main/results/data/adult.csv")
+ADULT = os.environ.get("ADULT_CSV", os.path.join(os.path.dirname(__file__), "..", "results", "data", "adult.csv"))
 
 
 def zipf_prior(n, p_min=2e-5):

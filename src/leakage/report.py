@@ -167,7 +167,7 @@ def elapsed_estimate(jobs: pd.DataFrame) -> float:
 
 
 def rule_of_benchmark(relpath: str | Path) -> str:
-    """``empirical-pml/fig4_table.tsv`` -> ``table``; ``data/adult.tsv`` -> ``adult``."""
+    """``empirical-pml/fig4_experiment.tsv`` -> ``experiment``; ``data/adult.tsv`` -> ``adult``."""
     stem = Path(relpath).stem
     return stem.rsplit("_", 1)[-1] if "_" in stem else stem
 

@@ -4,12 +4,12 @@
 # results/adult-design/. Library: leakage.experiments.adult_design (stages, figures, claims).
 #
 # Stages (one rule each, outputs a person can open):
-#   1. estimate  adult_design_priors      priors.csv                 P̂ of every attribute (full data)
-#   2. design    adult_design_attribute   design/<attribute>.csv     one job per attribute (parallel,
+#   1. estimate  estimate_priors      priors.csv                 P̂ of every attribute (full data)
+#   2. design    design_attribute   design/<attribute>.csv     one job per attribute (parallel,
 #                                          design/<attribute>_mi.csv  cluster-ready); fig2's curve
-#                adult_design_mechanisms  mechanisms.csv             gathered (cheap, local)
-#   3. release   adult_design_release     release/<attribute>.csv    column privatized by pml at release.eps
-#      Monte Carlo adult_design_mc        mc/<attribute>.csv         per MC attribute, per iteration
+#                design_gather  mechanisms.csv             gathered (cheap, local)
+#   3. release   release_attribute     release/<attribute>.csv    column privatized by pml at release.eps
+#      Monte Carlo experiment_monte_carlo        mc/<attribute>.csv         per MC attribute, per iteration
 #   4. evaluate  the generic table -> plot -> claims rules (figures.smk):
 #
 # Figure index (figure -> function in leakage.experiments.adult_design -> what it shows):
@@ -18,60 +18,6 @@
 #   fig3 -> fig3: designed mechanisms as heatmaps (heatmap.attribute at heatmap.eps, pml | ldp)
 #   fig4 -> fig4: exact I(X;Y) of the exact optimum (pml) vs route (44) (pml_prop2) vs m
 #   claims.csv -> check_claims: orderings, guarantees verified without the engine, gain vs m, fig2 vs mechanisms.csv
-import csv as _csv
-from snakemake.exceptions import WorkflowError
-import re as _re
-
-_AD = config["adult-design"]
-_AD_CATEGORICAL = [
-    "workclass", "education", "marital-status", "occupation", "relationship", "race", "sex",
-    "native-country", "income",
-]  # fmt: skip (leakage.data.adult.CATEGORICAL_ATTRIBUTES; the schema's enum)
-
-
-def _adult_design_check(section):
-    """Checks across keys, before any job: a WorkflowError naming the key."""
-
-    def fail(key, message):
-        raise WorkflowError(f"adult-design.{key}: {message}")
-
-    if section["release"]["eps"] not in section["eps"]:
-        fail("release.eps", f"{section['release']['eps']} must be one of adult-design.eps {section['eps']}")
-    if "pml" not in section["methods"]:
-        fail("methods", "must include pml (the released mechanism)")
-    h = section["heatmap"]
-    if h["attribute"] not in section["attributes"]:
-        fail("heatmap.attribute", f"{h['attribute']!r} must be one of adult-design.attributes {section['attributes']}")
-    if h["eps"] not in section["eps"]:
-        fail("heatmap.eps", f"{h['eps']} must be one of adult-design.eps {section['eps']}")
-    if not set(h["methods"]) <= set(section["methods"]):
-        fail("heatmap.methods", f"{h['methods']} must be among adult-design.methods {section['methods']}")
-    # a column with a single category: checked here when the data table exists (else by the
-    # estimate job, the study's first, with the same message)
-    table = Path("results/data/adult.csv")
-    wanted = sorted(set(section["attributes"]) | set(section["mc_attributes"]))
-    if table.is_file():
-        with open(table, newline="") as fh:
-            seen = {a: set() for a in wanted}
-            for row in _csv.DictReader(fh):
-                for a in wanted:
-                    if len(seen[a]) < 2:
-                        seen[a].add(row.get(a) or "?")
-        single = [a for a in wanted if len(seen[a]) < 2]
-        if single:
-            key = "attributes" if set(single) & set(section["attributes"]) else "mc_attributes"
-            fail(key, f"attributes {single} have a single category in results/data/adult.csv: nothing to privatize")
-
-
-def _ad(*keys):
-    """The keys of the adult-design section a rule uses (the library fills the others with their
-    defaults): a change elsewhere in the section does not rerun the rule's jobs."""
-    return {key: _AD[key] for key in keys}
-
-
-if "adult-design" in config.get("studies", []):
-    _adult_design_check(_AD)
-
 FIGURES["adult-design"] = ["fig1", "fig2", "fig3", "fig4"]
 FIGURE_INPUTS[("adult-design", "fig1")] = {f"mc_{a}": f"results/adult-design/mc/{a}.csv" for a in _AD["mc_attributes"]}
 FIGURE_INPUTS[("adult-design", "fig4")] = FIGURE_INPUTS[("adult-design", "fig1")]
@@ -94,10 +40,10 @@ wildcard_constraints:
 
 
 localrules:
-    adult_design_mechanisms,
+    design_gather,
 
 
-rule adult_design_priors:
+rule estimate_priors:
     input:
         table="results/data/adult.csv",
         code=script_code("adult_design_priors.py"),
@@ -118,7 +64,7 @@ rule adult_design_priors:
         "../scripts/adult_design_priors.py"
 
 
-rule adult_design_attribute:
+rule design_attribute:
     input:
         priors="results/adult-design/priors.csv",
         code=script_code("adult_design_attribute.py"),
@@ -140,7 +86,7 @@ rule adult_design_attribute:
         "../scripts/adult_design_attribute.py"
 
 
-rule adult_design_mechanisms:
+rule design_gather:
     input:
         parts=expand("results/adult-design/design/{attribute}.csv", attribute=_AD["attributes"]),
     output:
@@ -158,7 +104,7 @@ rule adult_design_mechanisms:
         "../scripts/adult_design_gather.py"
 
 
-rule adult_design_release:
+rule release_attribute:
     input:
         table="results/data/adult.csv",
         mechanisms="results/adult-design/design/{attribute}.csv",
@@ -181,7 +127,7 @@ rule adult_design_release:
         "../scripts/adult_design_release.py"
 
 
-rule adult_design_mc:
+rule experiment_monte_carlo:
     input:
         table="results/data/adult.csv",
         code=script_code("adult_design_mc.py"),

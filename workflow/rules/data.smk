@@ -2,7 +2,7 @@
 # distribution of its binary features (empirical-pml, Sec. VI-C1). The work is in leakage.data.adult.
 
 
-rule adult:
+rule data:
     input:
         code=script_code("adult.py"),
     output:
@@ -23,7 +23,7 @@ rule adult:
         "../scripts/adult.py"
 
 
-rule adult_estimates:
+rule estimate_features:
     input:
         table="results/data/adult.csv",
         code=script_code("adult_estimates.py"),

@@ -1,7 +1,8 @@
-# The three generic rules every figure goes through:
-#   table  (expensive: the numbers)  results/<paper>/<fig>.csv
-#   plot   (cheap: the drawing)      results/<paper>/<fig>.pdf, .png
-#   claims (the paper's statements)  results/<paper>/claims.csv
+# The three generic rules every figure goes through, named by pipeline stage so that the report's
+# workflow graph reads data -> estimate -> design -> experiment -> figure:
+#   experiment (expensive: the numbers)  results/<paper>/<fig>.csv
+#   figure     (cheap: the drawing)      results/<paper>/<fig>.pdf, .png
+#   claims     (the paper's statements)  results/<paper>/claims.csv
 # Computation and drawing are separate jobs, so a style change redraws without recomputing.
 
 
@@ -10,7 +11,7 @@ wildcard_constraints:
     figure=r"fig[0-9]+[a-z]?",
 
 
-rule table:
+rule experiment:
     input:
         unpack(figure_inputs),
     output:
@@ -23,16 +24,16 @@ rule table:
         mem_mb=figure_resource("mem_mb", 2000),
         runtime=figure_resource("runtime", 30),
     log:
-        "logs/{paper}/{figure}_table.log",
+        "logs/{paper}/{figure}_experiment.log",
     benchmark:
-        "benchmarks/{paper}/{figure}_table.tsv"
+        "benchmarks/{paper}/{figure}_experiment.tsv"
     conda:
         ENV
     script:
         "../scripts/table.py"
 
 
-rule plot:
+rule figure:
     input:
         table="results/{paper}/{figure}.csv",
         code=plot_code,
@@ -53,9 +54,9 @@ rule plot:
         mem_mb=1000,
         runtime=10,
     log:
-        "logs/{paper}/{figure}_plot.log",
+        "logs/{paper}/{figure}_figure.log",
     benchmark:
-        "benchmarks/{paper}/{figure}_plot.tsv"
+        "benchmarks/{paper}/{figure}_figure.tsv"
     conda:
         ENV
     script:
