@@ -72,7 +72,7 @@ PLOTS = {figures}
 
 _DATA_RULE = '''\
 # Test stand-in of the Adult data step: a small local sample in the raw UCI format.
-rule adult:
+rule data:
     input:
         data="adult_sample/adult.data",
         test="adult_sample/adult.test",
@@ -212,7 +212,7 @@ def make_project(dest: Path, papers: list[str] | None = None, root: Path = ROOT)
 def _has_real_data_rule(project: Path) -> bool:
     smk = (project / "workflow" / "rules" / "data.smk").read_text()
     schema = yaml.safe_load((project / "workflow" / "schemas" / "adult.schema.yaml").read_text())
-    return "rule adult:" in smk and "path" in (schema.get("properties") or {})
+    return "rule data:" in smk and "path" in (schema.get("properties") or {})
 
 
 def _adult_settings(project: Path, sample: Path) -> dict:
