@@ -32,13 +32,8 @@ def _as_float_array(value: Any, name: str, ndim: int) -> np.ndarray:
 
 def check_tolerance(tol: Any, name: str = "tol") -> float:
     """A numerical tolerance: a finite real > 0 (NaN would switch a check off, inf accept anything)."""
-    if isinstance(tol, (bool, str, bytes)):
-        raise TypeError(f"{name} must be a real number, got {tol!r}")
-    try:
-        v = float(tol)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a real number, got {tol!r}") from exc
-    if not (math.isfinite(v) and v > 0):
+    v = check_scalar(tol, name, low=0.0, low_inclusive=False)
+    if not math.isfinite(v):
         raise ValueError(f"{name} must be a finite real > 0 (a tolerance), got {tol!r}")
     return v
 

@@ -34,6 +34,7 @@ from scipy.special import gammaln, rel_entr, xlogy
 
 from leakage.measures.information import entropy, mutual_information
 from leakage.validation import (
+    _as_float_array,
     check_array_size,
     SUM_TOL,
     check_channel,
@@ -74,14 +75,7 @@ class Solution:
 
 def check_joint(joint, name: str = "joint") -> np.ndarray:
     """Return a joint distribution matrix ``joint[s, y]`` after checking entries >= 0, sum 1."""
-    try:
-        j = np.asarray(joint, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a matrix of probabilities, got {joint!r}") from exc
-    if j.ndim != 2 or j.size == 0:
-        raise ValueError(f"{name} must be a non-empty |S| x |Y| matrix, got shape {j.shape}")
-    if not np.all(np.isfinite(j)):
-        raise ValueError(f"{name} must be finite")
+    j = _as_float_array(joint, name, 2)  # a finite, non-empty |S| x |Y| matrix
     if np.any(j < -SUM_TOL):
         raise ValueError(f"{name} must have entries in [0, 1], got min {j.min():.6g}")
     total = float(j.sum())
