@@ -105,6 +105,10 @@ _BALL_ENUMERATE_MAX_N = 10
 _LIFTED_NODES = 40
 #: nodes of the short box pricing search tried before the full budget (partial pricing)
 _BOX_SHORT_NODES = 2000
+#: parts the s-range of the light-top bound's argmax cell is cut into (``_bb_light_top``)
+_LIGHT_TOP_SPLIT = 8
+#: rounds of that refinement of the argmax cell per node
+_LIGHT_TOP_ROUNDS = 16
 _HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
@@ -565,6 +569,315 @@ def _bb_ldp(p, w, eps, *, tol=1e-10, collect=1e-9, max_nodes=200000, deadline=No
         m[order[mk]] = True
         masks.append(m)
     return float(ub_global), masks, nodes
+
+
+# --------------------------------------------------------------------------- pricing: ball (exact)
+
+
+def _light_top_column(p, half, E, t1, s):
+    """The three-level vertex with a light top set: h on T1 (P(T1) < beta/2), c on T2 = S minus T1,
+    0 off S, privacy active: the worst prior removes all of T1 and beta/2 - P(T1) of T2, so
+    h = k c with k = e^eps (P(S) - beta/2), and P(T1) h + P(T2) c = 1. None when not such a vertex.
+    T1 empty gives 1/P(S) on S, in the cone as k >= 1 (the limit P(T1) -> 0 of the family)."""
+    p1, sig = float(p[t1].sum()), float(p[s].sum())
+    k = E * (sig - half)
+    if not (p1 < half and k >= 1.0 and s.sum() < p.size):
+        return None
+    c = 1.0 / (k * p1 + sig - p1)
+    v = np.where(s, c, 0.0)
+    v[t1] = k * c
+    return v
+
+
+def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, deadline=None, keep=64,
+                  enough=-np.inf):
+    """Exact MI pricing over the three-level ball vertices whose top set is light (P(T1) < beta/2).
+
+    Such a vertex (``_light_top_column``) has value, with p1 = P(T1), s = P(S), S = T1 ∪ T2,
+    k = e^eps (s - beta/2) >= 1, D = s + (k - 1) p1, W1 = w(T1), W12 = w(S):
+        V = (p1 k log k - (k - 1) W1 - W12) / D - log D.
+    Branch and bound over the items (in T1 / not, in S / not) and over intervals of s. At a node,
+    W1 >= L1(p1) and W12 >= L12(s), the fractional knapsacks over the free items (convex piecewise
+    linear, greedy by w_x / P_x), so V <= G(p1, s). On each cell (a piece of L1 in p1 times a piece
+    of L12 within the node's s-interval [s_lo, s_hi]), k, D and L12 are bounded by their values at
+    the interval's ends (monotone), which leaves (a + b p1) / (s_lo + kappa p1) - log(s_lo + kappa p1)
+    plus a constant, unimodal in p1 with its maximiser in closed form (kappa = k(s_lo) - 1 >= 0).
+    The bound converges as the s-intervals shrink and the items are fixed. Rigorous (floating-point
+    margin 1e-12 relative). Returns (upper bound, columns with value > collect (best first), nodes).
+    """
+    n = p.size
+    E = math.exp(eps)
+    order = np.argsort(w / p, kind="stable")
+    po, wo = p[order], w[order]
+    ro = wo / po
+    small = po < half
+    s_min = half + 1.0 / E
+    found = {}
+
+    def value(t1, s):
+        """V(T1, S) from the aggregates (see above); -inf when (T1, S) is not such a vertex."""
+        p1, sig = float(po[t1].sum()), float(po[s].sum())
+        k = E * (sig - half)
+        if not (p1 < half and k >= 1.0 and sig < 1.0 and not s.all()):
+            return -np.inf
+        d = sig + (k - 1.0) * p1
+        return (p1 * k * math.log(k) - (k - 1.0) * float(wo[t1].sum()) - float(wo[s].sum())) / d - math.log(d)
+
+    def pieces(free, base_mass, base_w, lo, hi):
+        """Pieces of L(t) = base_w + greedy over ``free`` items, restricted to t in [lo, hi]:
+        (start, end, alpha, slope, item, item start, item end) with L = alpha + slope t on
+        [start, end], the item fractional strictly between its start and end."""
+        idx = np.flatnonzero(free)
+        cm = base_mass + np.concatenate([[0.0], np.cumsum(po[idx])])
+        cw = base_w + np.concatenate([[0.0], np.cumsum(wo[idx])])
+        a, b = np.maximum(cm[:-1], lo), np.minimum(cm[1:], hi)
+        ok = b >= a
+        r = ro[idx]
+        alpha = cw[:-1] - r * cm[:-1]
+        return a[ok], b[ok], alpha[ok], r[ok], idx[ok], cm[:-1][ok], cm[1:][ok]
+
+    def cells(a2, b2, al2, r2, a1, b1, al1, r1, cap1):
+        """Bounds on every cell (s-piece i on [a2, b2] x p1-piece j on [a1, b1], p1 <= cap1[i]) and
+        their maximisers; an empty cell gets -inf."""
+        klo, khi = E * (a2 - half), E * (b2 - half)
+        l12min = np.minimum(al2 + r2 * a2, al2 + r2 * b2)
+        kap = (klo - 1.0)[:, None]
+        q_lo = np.broadcast_to(a1[None, :], (a2.size, a1.size))
+        q_hi = np.minimum(b1[None, :], cap1[:, None])
+        empty = q_hi < q_lo
+        q_hi = np.maximum(q_hi, q_lo)
+        neg = np.maximum(0.0, np.maximum(-(al1 + r1 * q_lo), -(al1 + r1 * q_hi)))
+        aa = -kap * al1[None, :] - l12min[:, None] + (khi - klo)[:, None] * neg
+        bb = (khi * np.log(khi))[:, None] - kap * r1[None, :]
+        slo = a2[:, None]
+        nn = np.maximum(0.0, np.maximum(-(aa + bb * q_lo), -(aa + bb * q_hi)))
+        extra = nn * ((b2 - a2)[:, None] + (khi - klo)[:, None] * q_hi) / (slo + kap * q_lo) ** 2
+        safe = np.where(kap > 0, kap, 1.0)
+        star = np.where(kap > 0, ((bb * slo - kap * aa) / safe - slo) / safe, np.where(bb >= 0, q_hi, q_lo))
+        pstar = np.clip(star, q_lo, q_hi)
+        d = slo + kap * pstar
+        return np.where(empty, -np.inf, (aa + bb * pstar) / d - np.log(d) + extra), pstar
+
+    def fill(base, pool, target):
+        """Two sets: ``base`` plus the items of ``pool`` (in w / P order) that fit in mass ``target``,
+        the first item that does not fit skipped but later items of the same ratio (ties, largest
+        first) added where they fit; and that set with the skipped item."""
+        cum = np.cumsum(po[pool])
+        k = int(np.searchsorted(cum, target + 1e-15, side="right"))
+        lo = base.copy()
+        lo[pool[:k]] = True
+        if k == pool.size:
+            return [lo]
+        hi = lo.copy()
+        hi[pool[k]] = True
+        left = target - (cum[k - 1] if k else 0.0)
+        ties = pool[k + 1:][ro[pool[k + 1:]] <= ro[pool[k]] + 1e-12 * (1 + abs(ro[pool[k]]))]
+        for x in ties[np.argsort(-po[ties], kind="stable")]:
+            if po[x] <= left + 1e-15:
+                lo[x] = True
+                left -= po[x]
+        return [lo, hi]
+
+    def evaluate(in_s, in_t1, lo, hi):
+        fixed_t1 = in_t1 == 1
+        fixed_s = in_s == 1
+        f1, wf1 = float(po[fixed_t1].sum()), float(wo[fixed_t1].sum())
+        fs, wfs = float(po[fixed_s].sum()), float(wo[fixed_s].sum())
+        f3 = float(po[in_s == -1].sum())
+        free_s = in_s == 0
+        elig = (in_t1 == 0) & small
+        if f1 >= half:  # T1 must be light
+            return None
+        s_lo = max(fs, s_min, lo)
+        # S leaves at least one row out (T3 is not empty): if none is fixed out, a free one stays out
+        s_top = fs + float(po[free_s].sum()) - (0.0 if f3 > 0 else float(po[free_s].min(initial=np.inf)))
+        s_hi = min(s_top, hi)
+        if s_hi < s_lo:
+            return None
+        a1, b1, al1, r1, it1, c1, d1 = pieces(elig, f1, wf1, f1, half)
+        a2, b2, al2, r2, it2, _, _ = pieces(free_s, fs, wfs, s_lo, s_hi)
+        if a1.size == 0:  # nothing free for T1: only p1 = f1
+            a1, b1 = np.array([f1]), np.array([f1])
+            al1, r1, it1, c1, d1 = np.array([wf1]), np.zeros(1), np.array([-1]), a1, b1
+        if a2.size == 0:  # S is fixed: only s = fs
+            if not (s_lo <= fs <= s_hi):
+                return None
+            a2, b2, al2, r2, it2 = np.array([fs]), np.array([fs]), np.array([wfs]), np.zeros(1), np.array([-1])
+        # T1 lies in S: the mass p1 - f1 of its free items is at most what S has beyond its fixed
+        # items, s - fs, plus the free items of T1 already fixed in S
+        c0 = f1 - fs + float(po[elig & fixed_s].sum())
+        u, pstar = cells(a2, b2, al2, r2, a1, b1, al1, r1, c0 + b2)
+        if not np.isfinite(u).any():
+            return None
+        # refine the s-range of the argmax cell (the interval bound's slack is linear in its width):
+        # replace it by _LIGHT_TOP_SPLIT sub-cells, a few rounds
+        for _ in range(_LIGHT_TOP_ROUNDS):
+            i = int(np.argmax(u.max(axis=1)))
+            if b2[i] - a2[i] <= 1e-13:
+                break
+            sv = np.linspace(a2[i], b2[i], _LIGHT_TOP_SPLIT + 1)
+            rep = np.full(_LIGHT_TOP_SPLIT, i)
+            us, ps_ = cells(sv[:-1], sv[1:], al2[rep], r2[rep], a1, b1, al1, r1, c0 + sv[1:])
+            keep = np.arange(a2.size) != i
+            a2, b2 = np.concatenate([a2[keep], sv[:-1]]), np.concatenate([b2[keep], sv[1:]])
+            al2, r2, it2 = (np.concatenate([x[keep], x[rep]]) for x in (al2, r2, it2))
+            u, pstar = np.concatenate([u[keep], us]), np.concatenate([pstar[keep], ps_])
+        i, j = np.unravel_index(int(np.argmax(u)), u.shape)
+        ub = float(u[i, j])
+        ub += 1e-12 * (1.0 + abs(ub))
+        # integral candidates near the maximiser: the cell's best sampled s and its p1, then T1 and S
+        # filled greedily to those masses (``fill``)
+        sv = np.linspace(a2[i], b2[i], 5)
+        us, ps_s = cells(sv, sv, np.repeat(al2[i], 5), np.repeat(r2[i], 5), a1[j:j + 1], b1[j:j + 1],
+                         al1[j:j + 1], r1[j:j + 1], c0 + sv)
+        m = int(np.argmax(us[:, 0]))
+        s_star, p_star = float(sv[m]), float(ps_s[m, 0])
+        best_val, best = -np.inf, None
+        for t1 in fill(fixed_t1, np.flatnonzero(elig), p_star - f1):
+            base = fixed_s | t1
+            for s in fill(base, np.flatnonzero(free_s & ~t1), s_star - float(po[base].sum())):
+                val = value(t1, s)
+                if val > best_val:
+                    best_val, best = val, (t1, s)
+                if val > collect:
+                    found[(t1.tobytes(), s.tobytes())] = (val, t1, s)
+        # branching options: T1's fractional item at the maximiser, the cell's item of S, and
+        # halving the s-interval at the middle of the argmax cell
+        ps = float(pstar[i, j])
+        frac1 = it1[j] if (it1[j] >= 0 and c1[j] + 1e-15 < ps < d1[j] - 1e-15) else -1
+        frac2 = it2[i] if it2[i] >= 0 else -1
+        cut = 0.5 * (a2[i] + b2[i])
+        if not (b2[i] - a2[i] > 1e-12 and s_lo < cut < s_hi):
+            cut = -1.0
+        return ub, best_val, best, frac1, frac2, cut
+
+    def children(state, option):
+        """The two children of a split: ("s", cut) halves the s-interval; (item, 1) puts the item in /
+        out of T1; (item, 2) in / out of S."""
+        in_s, in_t1, lo, hi = state
+        what, kind = option
+        if what == "s":
+            pairs = [(in_s, in_t1, lo, kind), (in_s, in_t1, kind, hi)]
+        else:
+            a_s, a_t, b_s, b_t = in_s.copy(), in_t1.copy(), in_s.copy(), in_t1.copy()
+            if kind == 1:
+                a_s[what], a_t[what], b_t[what] = 1, 1, -1
+            else:
+                a_s[what], b_s[what], b_t[what] = 1, -1, -1
+            pairs = [(a_s, a_t, lo, hi), (b_s, b_t, lo, hi)]
+        return [(st, evaluate(*st)) for st in pairs]
+
+    nodes = 1
+    state0 = (np.zeros(n, np.int8), np.where(small, 0, -1).astype(np.int8), s_min, 1.0)
+    root = evaluate(*state0)
+    if root is None:
+        return -np.inf, [], nodes
+    best = root[1]
+    heap = [(-root[0], 0, state0, root)]
+    cnt = 1
+    closed = -np.inf
+    while heap:
+        negub, _, state, node = heap[0]
+        ub, val, _, frac1, frac2, cut = node
+        if -negub <= max(best, 0.0, enough) + tol or nodes >= max_nodes:
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        heapq.heappop(heap)
+        # strong branching between T1's and S's fractional items (the pair of children whose larger
+        # bound is smaller); the s-interval is halved only when no item is fractional
+        options = [children(state, (item, kind)) for item, kind in ((frac1, 1), (frac2, 2)) if item >= 0]
+        if not options and cut > 0:
+            options = [children(state, ("s", cut))]
+        nodes += 2 * len(options)
+        if not options:  # integral: the node's bound is attained (up to the margin)
+            closed = max(closed, ub)
+            continue
+        for st, res in (kid for o in options for kid in o):
+            if res is not None and res[1] > best:
+                best = res[1]
+        kids = min(options, key=lambda o: max(-np.inf if r is None else r[0] for _, r in o))
+        for st, res in kids:
+            if res is not None and res[0] > max(best, 0.0, enough) + tol:
+                cnt += 1
+                heapq.heappush(heap, (-res[0], cnt, st, res))
+    ub_global = max([best, closed, 0.0] + [-e[0] for e in heap]) if heap else max(best, closed, 0.0) + tol
+    out = []
+    for _, t1, s in sorted(found.values(), key=lambda e: -e[0])[:keep]:
+        col = np.empty(n)
+        col[order] = _light_top_column(po, half, E, t1, s)
+        out.append(col)
+    return float(ub_global), out, nodes
+
+
+def _ball_pricing(cone, w, *, tol, collect, keep, max_nodes, deadline=None):
+    """Exact MI pricing on the ball: max over the vertices of the cross-section of mu(v) - w.v.
+
+    The vertices (``_ball_family``) fall in three families, each with its own exact branch and
+    bound: staircases (two levels, light top set: ``_bb_ldp``), three-level columns with a light
+    top set (``_bb_light_top``), and columns inside the boxes {m <= v <= H (1 + (beta/2) m)}
+    (``_bb_heavy_top``). Each later search only has to beat the best column found before it.
+    Returns (upper bound, columns with value > collect, nodes)."""
+    p = cone.p
+    ub_s, masks, nodes = _bb_ldp(p, w, cone.eps, tol=tol, collect=collect, keep=keep, max_nodes=max_nodes,
+                                 deadline=deadline)
+    found = list(_staircase_columns(p, cone.eps, masks).T) if masks else []
+    best = max([float(p @ _xlogx(v) - w @ v) for v in found], default=-np.inf)
+    ub_l, cols, k = _bb_light_top(p, w, cone.eps, cone.half, tol=tol, collect=collect, keep=keep,
+                                  max_nodes=max_nodes, deadline=deadline, enough=best)
+    nodes += k
+    found += cols
+    best = max([best] + [float(p @ _xlogx(v) - w @ v) for v in cols])
+    ub_h, cols, k = _bb_heavy_top(cone, w, tol=tol, collect=collect, enough=best, max_nodes=max_nodes)
+    nodes += k
+    found += cols
+    return max(ub_s, ub_l, ub_h), found, nodes
+
+
+def _bb_heavy_top(cone, w, *, tol=1e-10, collect=1e-9, enough=-np.inf, max_nodes=20000, pieces=16):
+    """max of sum_x P_x v_x log v_x - w.v over the ball's columns other than staircases and light tops.
+
+    With H = e^eps / (1 + e^eps beta/2) and m = min v, the box {m <= v <= H (1 + (beta/2) m),
+    P.v = 1} lies in the cross-section of the ball cone (g(v) >= 1 - (beta/2)(max v - m)), and it
+    holds every remaining vertex: the all-ones column, 1/P(T) on T (then 1/P(T) <= H), the
+    three-level columns whose top set has P(T1) >= beta/2 (top level H, m = 0) and the two-level
+    columns m / H (1 + (beta/2) m) with P(T) >= beta/2. Branch and bound over m: an interval
+    [m_lo, m_hi] is bounded by the box [m_lo, H (1 + (beta/2) m_hi)], where the chord branch and
+    bound of the known prior is exact (``_bb_box``); intervals are halved until their bound is
+    <= max(enough, 0) + tol. Returns (upper bound, columns of the boxes with value > collect, nodes).
+    """
+    p, E, half = cone.p, cone.E, cone.half
+    top = E / (1.0 + E * half)
+    found, nodes = [], 0
+    best = -np.inf  # best exact value among the polished box columns (feasible)
+
+    def bound(m_lo, m_hi):
+        nonlocal nodes, best
+        u, cols, k = _bb_box(p, w, top * (1.0 + half * m_hi), tol=tol, collect=max(best, collect), floor=m_lo,
+                             enough=max(enough, best, 0.0), max_nodes=max_nodes)
+        nodes += max(k, 1)
+        if cols:
+            v = cone.polish(np.array(cols).T)
+            vals = p @ _xlogx(v) - w @ v
+            best = max(best, float(vals.max()))
+            found.extend(v[:, vals > collect].T)
+        return u
+
+    edges = np.linspace(0.0, 1.0, pieces + 1)
+    heap = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        heapq.heappush(heap, (-bound(lo, hi), lo, hi))
+    closed = -np.inf
+    while heap and -heap[0][0] > max(enough, best, 0.0) + tol and nodes < max_nodes:
+        negub, lo, hi = heapq.heappop(heap)
+        if hi - lo <= 1e-13:
+            closed = max(closed, -negub)
+            continue
+        mid = 0.5 * (lo + hi)
+        for a, b in ((lo, mid), (mid, hi)):
+            heapq.heappush(heap, (-bound(a, b), a, b))
+    ub = max([closed, -np.inf] + [-e[0] for e in heap])
+    return float(max(ub, -np.inf)), found, nodes
 
 
 # --------------------------------------------------------------------------- pricing: LP B&B
@@ -1275,11 +1588,8 @@ def _solve_mi(cone, method, tol, budget, seeds=()):
                                            max_nodes=budget.nodes(200000), deadline=budget.deadline)
                 found = list(_staircase_columns(p, cone.eps, masks).T) if masks else []
             else:
-                ub, found, nodes = _bb_lifted(lifted, w, tol=scale / 4, collect=scale,
-                                              max_nodes=budget.nodes(_LIFTED_NODES, per=1000), deadline=budget.deadline)
-                ub_box, nb = _ball_outer_bound(cone, w, tol=scale / 4, max_nodes=budget.nodes(20000), cutoff=ub)
-                ub = min(ub, ub_box)
-                nodes += nb
+                ub, found, nodes = _ball_pricing(cone, w, tol=scale / 4, collect=scale, keep=2 * n,
+                                                 max_nodes=budget.nodes(50000), deadline=budget.deadline)
             nodes_total += nodes
             best_bound = min(best_bound, w.sum() + max(ub, 0.0))
             if found:
