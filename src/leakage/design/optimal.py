@@ -1503,7 +1503,7 @@ def _solve_labels(cone, u, tol, budget):
     Start with the best constant channel (one label, always feasible); at the duals w of the
     restricted LP's row sums, price every label in closed form (``_linear_pricing``), which gives
     the certified bound sum(w) + max(0, max_y price_y); add the labels of positive price (most
-    positive first, up to max(3, half the current count) per iteration) until certified. Optimal
+    positive first, up to max(1, a quarter of the current count) per iteration) until certified. Optimal
     mechanisms of linear utilities use few outputs (N = 200: 3 for the identity, 4 for -|x-y|), so
     the LPs stay small. Returns None when HiGHS fails (the caller falls back to column generation).
     """
