@@ -6,7 +6,7 @@ Rows: N = 14 known prior (plain ray enumeration + one LP, column generation, and
 eps-LDP at N = 42 / 74 (exact staircase pricing); the ball B_beta(P) at beta = beta*(1e-6, 48842, N),
 eps = 1, for heavy-tailed (Zipf-like, min mass ~2e-5) priors and for the Adult data set's
 native-country (N = 42, '?' kept) and age (N = 74) frequencies, with the route-(44) design beside;
-N = 200 linear utilities at beta = 1.5 min P (column generation vs the compact LP of
+N = 200 linear utilities at beta = 1.5 min P (optimal_mechanism, i.e. label generation, vs the compact LP of
 design_mechanism). One table: case, method, N, value, bound, gap, certified, seconds; then ratios.
 """
 

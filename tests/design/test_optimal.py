@@ -122,11 +122,78 @@ def test_linear_utility_matches_compact_lp(seed):
     for u in (np.eye(n), -np.abs(np.subtract.outer(idx, idx)).astype(float), rng.random((n, n))):
         for beta in (0.0, 1.5 * p.min()):
             ref = design_mechanism(p, 1.0, beta, u).expected_utility
-            for method in ("enumerate", "colgen"):
+            for method in ("enumerate", "colgen", "labels", "auto"):
                 d = optimal_mechanism(p, 1.0, beta=beta, utility=u, method=method)
                 assert d.value == pytest.approx(ref, abs=1e-7)
                 assert d.channel.shape == (n, n)
                 check_design(d, p, 1.0, beta)
+                if method in ("labels", "auto"):
+                    assert d.method == "labels" and d.certified
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_linear_labels_ldp_and_known_prior_equal_enumeration(seed):
+    rng = np.random.default_rng(30 + seed)
+    n = 6
+    p = rng.dirichlet(np.ones(n) * 2)
+    u = rng.normal(size=(n, n))
+    for kw in ({"privacy": "ldp"}, {"beta": 0.0}, {"beta": 2.0 * p.min()}):
+        for eps in (0.3, 1.5):
+            a = optimal_mechanism(p, eps, utility=u, method="enumerate", **kw)
+            b = optimal_mechanism(p, eps, utility=u, method="labels", **kw)
+            assert a.certified and b.certified
+            assert b.value == pytest.approx(a.value, abs=1e-9)
+            check_design(b, p, eps, kw.get("beta", 0.0), kw.get("privacy", "pml"))
+
+
+@pytest.mark.parametrize("name", ["identity", "abs"])
+def test_linear_labels_n60_matches_compact_lp_certified_same_bytes(name):
+    # the benchmark's small ball (beta = 1.5 min P) at a size where the compact LP is quick
+    n = 60
+    p = np.random.default_rng(n).dirichlet(np.ones(n) * 5)
+    beta = 1.5 * p.min()
+    idx = np.arange(n)
+    u = np.eye(n) if name == "identity" else -np.abs(np.subtract.outer(idx, idx)).astype(float)
+    ref = design_mechanism(p, 1.0, beta, u).expected_utility
+    d = optimal_mechanism(p, 1.0, beta=beta, utility=u)
+    assert d.method == "labels" and d.certified
+    assert d.value == pytest.approx(ref, abs=1e-9 * (1 + abs(ref)))
+    assert d.bound >= ref - 1e-9 * (1 + abs(ref))
+    assert d.stats["labels"] < n  # few outputs are used, so the restricted LPs stay small
+    check_design(d, p, 1.0, beta)
+    again = optimal_mechanism(p, 1.0, beta=beta, utility=u)
+    assert again.channel.tobytes() == d.channel.tobytes() and again.bound == d.bound
+
+
+def test_linear_labels_budget_and_fallback(monkeypatch):
+    import leakage.design.optimal as opt
+
+    n = 30
+    p = np.random.default_rng(3).dirichlet(np.ones(n) * 5)
+    beta = 1.5 * p.min()
+    idx = np.arange(n)
+    u = -np.abs(np.subtract.outer(idx, idx)).astype(float)
+    full = optimal_mechanism(p, 1.0, beta=beta, utility=u)
+    # one iteration: one label, the best constant channel; still private with a valid bound
+    d = optimal_mechanism(p, 1.0, beta=beta, utility=u, max_iterations=1)
+    assert d.value == pytest.approx(np.max(p @ u), abs=1e-12) and not d.certified
+    assert d.value <= full.value + 1e-12 and full.value <= d.bound + 1e-9
+    check_design(d, p, 1.0, beta)
+    # HiGHS failing on the restricted LP: column generation takes over, still private and bounded
+    monkeypatch.setattr(opt._LabelLP, "solve", lambda self: None)
+    f = optimal_mechanism(p, 1.0, beta=beta, utility=u, max_iterations=30)
+    assert f.method == "colgen" and f.value <= f.bound and full.value <= f.bound + 1e-9
+    check_design(f, p, 1.0, beta)
+
+
+def test_labels_method_needs_linear_utility_and_compact_cone():
+    p = np.array([0.5, 0.3, 0.2])
+    with pytest.raises(ValueError, match="labels"):
+        optimal_mechanism(p, 1.0, method="labels")  # mutual information
+    with pytest.raises(ValueError, match="labels"):
+        optimal_mechanism(p, 1.0, beta=0.9, utility=np.eye(3), method="labels")  # beta > 2 min P
+    d = optimal_mechanism(p, 1.0, beta=0.9, utility=np.eye(3))  # auto: the ray methods
+    assert d.method in ("enumerate", "colgen") and d.certified
 
 
 def test_large_beta_small_n_brute_force_vertices():

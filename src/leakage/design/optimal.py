@@ -47,14 +47,26 @@ Pricing (rigorous upper bounds always; exact where stated):
   beta <= 2 min P (vertices are lift vectors at eps' and two-level columns over prefixes), LDP
   (staircase columns over prefixes, [kairouz2016]); an LP per label otherwise.
 
+Linear utilities with an exact compact LP of K (known prior, LDP, beta <= 2 min P) are solved by
+*label generation* (``method="labels"``, the ``"auto"`` choice): column generation over rays stalls
+there (its master is a set-partitioning LP: every row must be covered exactly), while optimal
+mechanisms use few outputs. So the compact LP (per label: v = m + q, q >= 0, the N rows of
+eq. (98) [empirical-pml, App. D]; v <= e^eps P.v for beta = 0; q <= (e^eps - 1) m for LDP) is
+solved restricted to a growing set of labels (warm-started HiGHS); the row-sum duals w of each
+restricted LP are priced over all N labels in closed form, which is the certified bound above,
+and the labels of positive price are added (the best max(1, L/4) per iteration) until certified.
+Starting from the best constant channel (one label) it is feasible throughout; its worst case
+(every label used) is the full compact LP after O(log N) growth steps (24 at N = 200).
+
 Small alphabets with a known vertex family (beta = 0: lift vectors [saeidian-optimal-pml, Thm 6];
 LDP: staircase vectors [kairouz2016]; beta <= 2 min P: both kinds at eps and eps'; any beta: the
 three-level family above) are solved by plain enumeration and one LP (``method="enumerate"``),
 about N 2^(N-1) (3^N) columns; ``"auto"`` uses it up to the measured crossovers (N <= 14 known
-prior, N <= 12 LDP, N <= 12 for beta <= 2 min P, N <= 10 for a wider ball).
+prior, N <= 12 LDP, N <= 12 for beta <= 2 min P, N <= 10 for a wider ball), except for linear
+utilities with the known prior, LDP or beta <= 2 min P, where label generation is faster from N = 6.
 
-Stopping rules are counted work only (column-generation iterations, branch-and-bound nodes per
-pricing call), so the same inputs give the same bytes on any machine; ``max_seconds`` adds an
+Stopping rules are counted work only (column- and label-generation iterations, branch-and-bound
+nodes per pricing call), so the same inputs give the same bytes on any machine; ``max_seconds`` adds an
 opt-in wall-clock limit that makes results machine-dependent. The master LP is warm-started
 HiGHS; on a numerical failure it is solved cold, then by scipy's dual simplex / interior point.
 
@@ -70,11 +82,15 @@ occupation / education at N = 15 / 16: relative gap 0.1-10 %; native-country, N 
 bound 1.13 for value 0.43); at N = 42 / 74
 (heavy-tailed priors, beta = beta*(1e-6)): the gap is about 5e-3 to 1e-2 nats, limited by the outer
 box relaxation (it ignores that the removed mass is shared between rows); the value is >= the
-route-(44) and LDP optima by construction. Linear utilities at N = 200 are slower than the compact
-LP of design_mechanism (an interior-point solve of the compact LP without crossover was slower
-still: 15.7 s vs 3.2 s for the identity utility). Branch and bound is exponential in the worst
-case; its node budget bounds the work, and an unfinished search still yields a valid (looser)
-bound, reported with ``certified=False``.
+route-(44) and LDP optima by construction. Linear utilities at N = 200, beta = 1.5 min P, eps = 1
+(label generation, certified, equal to the compact LP of design_mechanism to 1e-13): 0.08 s vs
+2.2 s for the identity utility (3 labels), 0.13 s vs 28 s for -|x - y| (9 labels; the optimum
+uses 4); with a uniform random utility (40 labels) 2.1 s vs 50 s; the worst case, every label
+used (known prior, eps = 6, identity), 1.6 s vs 0.8 s. Column generation over rays does not
+certify these in 240 s; an interior-point solve of the compact LP without crossover was slower
+than simplex (15.7 s vs 3.2 s for the identity).
+Branch and bound is exponential in the worst case; its node budget bounds the work, and an
+unfinished search still yields a valid (looser) bound, reported with ``certified=False``.
 """
 
 from __future__ import annotations
@@ -1360,16 +1376,20 @@ def _optimal_mechanism(prior, eps, *, privacy, beta, utility, method, max_iterat
     ones dropped) or an (N, N) array u[x, y] (expected utility sum_x P(x) sum_y P(y|x) u(x, y),
     labels fixed, M = N).
 
-    ``method``: ``"auto"`` (enumeration for small N where a vertex family is known, column
-    generation otherwise), ``"enumerate"`` or ``"colgen"``. The result carries a certified upper
+    ``method``: ``"auto"`` (linear utilities with the known prior, LDP or beta <= 2 min P: label
+    generation; otherwise enumeration for small N where a vertex family is known, column
+    generation for larger N), ``"enumerate"``, ``"colgen"`` or ``"labels"`` (label generation: the
+    exact compact LP restricted to a growing set of outputs, linear utilities and those cones only;
+    falls back to column generation if HiGHS fails on it). The result carries a certified upper
     bound (``bound``); ``certified`` when bound - value <= 1e-9 (1 + |value|).
 
-    Stopping rules (deterministic: same inputs, same bytes on any machine): column generation stops
-    when bound - value <= ``tol`` (1 + |value|) or after ``max_iterations`` iterations (master solve
-    plus pricing), with the best valid bound; each pricing branch and bound stops at its gap or
-    after ``max_nodes`` nodes (None: its own default, 50000 box / 200000 LDP / 40 lifted LP per
-    pricing call, 20000 per piece of the outer ball bound; the lifted-LP search, an LP per node,
-    gets max_nodes // 1000), still giving a valid (looser) bound.
+    Stopping rules (deterministic: same inputs, same bytes on any machine): column and label
+    generation stop when bound - value <= ``tol`` (1 + |value|) or after ``max_iterations``
+    iterations (master / restricted LP solve plus pricing), with the best valid bound;
+    each pricing branch and bound stops at its gap or after ``max_nodes`` nodes (None: its own
+    default, 50000 box / 200000 LDP / 40 lifted LP per pricing call, 20000 per piece of the outer
+    ball bound; the lifted-LP search, an LP per node, gets max_nodes // 1000), still giving a valid
+    (looser) bound.
     The seed solves (route (44), LDP) get the same budgets. ``max_seconds`` (default None) adds a
     wall-clock limit for interactive use: results then depend on the machine and its load.
 
@@ -1381,7 +1401,9 @@ def _optimal_mechanism(prior, eps, *, privacy, beta, utility, method, max_iterat
 
     Complexity: enumeration N 2^(N-1) columns; column generation one master LP per iteration plus
     pricing (sorting for beta = 0; a branch and bound of small LPs for beta > 0 / LDP, exponential in
-    the worst case). Valid for a full-support prior, eps >= 0 (inf allowed), beta in [0, 2].
+    the worst case); label generation one warm-started LP with (N + 2) L variables for L labels plus
+    an O(N^2 log N) closed-form pricing per iteration.
+    Valid for a full-support prior, eps >= 0 (inf allowed), beta in [0, 2].
     """
     t0 = time.perf_counter()
     p, eps, beta, u = _check_inputs(prior, eps, beta, privacy, utility)
@@ -1404,13 +1426,21 @@ def _optimal_mechanism(prior, eps, *, privacy, beta, utility, method, max_iterat
                              columns_generated=0, iterations=0, seconds=time.perf_counter() - t0, **base)
 
     cone = _Cone(p, eps, beta, privacy)
-    if method == "auto":
+    compact = cone.kind != "ball" or cone.small_ball  # an exact compact LP of K exists (``_LabelLP``)
+    if method == "auto" and u is not None and compact:
+        # linear utilities: label generation beats enumeration from N = 6 on and column generation
+        # everywhere measured (tools/design_benchmark.py; N = 200: 10-50x the compact LP's speed)
+        method = "labels"
+    elif method == "auto":
         # measured crossovers (tools/design_benchmark.py): enumeration + one LP beats column generation
         # up to N = 14 for the known prior (N 2^(N-1) lift vectors) and N = 12 for LDP (2^N staircases)
         limit = {"box": 14, "ldp": 12, "ball": 12 if cone.small_ball else _BALL_ENUMERATE_MAX_N}[cone.kind]
         method = "enumerate" if n <= limit else "colgen"
-    if method not in ("enumerate", "colgen"):
-        raise ValueError(f"method must be 'auto', 'enumerate' or 'colgen', got {method!r}")
+    if method not in ("enumerate", "colgen", "labels"):
+        raise ValueError(f"method must be 'auto', 'enumerate', 'colgen' or 'labels', got {method!r}")
+    if method == "labels" and (u is None or not compact):
+        raise ValueError("method='labels' needs a linear utility (an array) and the known prior, LDP or a small "
+                         f"ball beta <= 2 min P (got utility={uname!r}, beta={beta:.6g}, min P={p.min():.6g})")
 
     if isinstance(max_iterations, bool) or not isinstance(max_iterations, (int, np.integer)) or max_iterations < 1:
         raise ValueError(f"max_iterations must be an integer >= 1, got {max_iterations!r}")
@@ -1433,7 +1463,10 @@ def _optimal_mechanism(prior, eps, *, privacy, beta, utility, method, max_iterat
             ch, value = best[0] / best[0].sum(axis=1, keepdims=True), best[1]
             stats["seed_returned"] = True
     else:
-        ch, bound, stats = _solve_linear(cone, u, method, tol, budget)
+        out = _solve_labels(cone, u, tol, budget) if method == "labels" else None
+        if method == "labels" and out is None:  # HiGHS failed on the restricted LP: column generation
+            method = "colgen"
+        ch, bound, stats = out if out is not None else _solve_linear(cone, u, method, tol, budget)
         value = float(p @ (ch * u).sum(axis=1))
     stats["leakage"] = _verify(ch, p, eps, beta, privacy)
     bound = max(bound, value) if bound >= value - 1e-9 * (1 + abs(value)) else bound
@@ -1661,6 +1694,159 @@ def _solve_linear(cone, u, method, tol, budget):
         labels = np.concatenate([labels, good])
     ch = _linear_channel(cols, labels, lam, n)
     return ch, float(best_bound), {"columns": cols.shape[1] - n, "iterations": iters}
+
+
+class _LabelLP:
+    """The design LP restricted to a set of labels (outputs), in HiGHS, grown label by label.
+
+    Each label y gets the compact description of the cone K for its column v = channel[:, y]
+    (exact for the known prior, LDP and the small ball beta <= 2 min P):
+
+    * box (beta = 0): variables v_i >= 0 and s = P.v; rows v_i - e^eps s <= 0, s - P.v = 0;
+    * small ball (Appendix D, eq. (98), as in ``design_polytope(form="compact")``): v = m + q with
+      q_i >= 0, m >= 0, t = P.q; rows (1 + e^eps beta/2) q_i + (1 - e^eps) m - e^eps t <= 0,
+      t - P.q = 0;
+    * LDP: v = m + q, q_i >= 0, m >= 0; rows q_i - (e^eps - 1) m <= 0.
+
+    The N rows sum_y v_iy = 1 are shared. Adding a label appends its columns and rows; HiGHS keeps
+    the basis (the old optimum stays feasible with the new variables at 0), so the solve is warm.
+    """
+
+    def __init__(self, cone, c):
+        import highspy
+
+        self.cone, self.c, self.n = cone, c, cone.n
+        self.h = highspy.Highs()
+        self.h.setOptionValue("output_flag", False)
+        self.h.setOptionValue("primal_feasibility_tolerance", 1e-10)
+        self.h.setOptionValue("dual_feasibility_tolerance", 1e-10)
+        self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
+        self.inf = highspy.kHighsInf
+        n = self.n
+        self.h.addRows(n, np.ones(n), np.ones(n), 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
+        self.labels = []  # in the order added
+        self.first = []  # index of each label's first variable
+        self.k = 0  # variables so far
+
+    def add(self, labels):
+        cone, n, p, E = self.cone, self.n, self.cone.p, self.cone.E
+        if cone.kind != "ldp" and p.min() > cone.half:
+            # K is the whole orthant once e^eps >= 1/(min P - beta/2) (max v <= g(v)/(min P - beta/2)):
+            # the same cone with moderate coefficients (as in design_polytope)
+            E = min(E, 1.0 / (p.min() - cone.half))
+        for y in labels:
+            y = int(y)
+            cy = self.c[:, y]
+            k0 = self.k
+            ar = np.arange(n)
+            if cone.kind == "box":  # v (n), s
+                obj = np.concatenate([cy, [0.0]])
+                col_rows = [ar, np.zeros(0, int)]
+                rows = sp.csr_matrix(
+                    (np.concatenate([np.ones(n), np.full(n, -E), [1.0], -p]),
+                     (np.concatenate([ar, ar, [n], np.full(n, n)]),
+                      np.concatenate([ar, np.full(n, n), [n], ar]))), shape=(n + 1, n + 1))
+                lo = np.concatenate([np.full(n, -self.inf), [0.0]])
+                up = np.zeros(n + 1)
+                nv = n + 1
+            elif cone.kind == "ldp":  # q (n), m
+                obj = np.concatenate([cy, [cy.sum()]])
+                col_rows = [ar, ar]
+                rows = sp.csr_matrix(
+                    (np.concatenate([np.ones(n), np.full(n, 1.0 - E)]),
+                     (np.concatenate([ar, ar]), np.concatenate([ar, np.full(n, n)]))), shape=(n, n + 1))
+                lo, up = np.full(n, -self.inf), np.zeros(n)
+                nv = n + 1
+            else:  # small ball: q (n), m, t
+                obj = np.concatenate([cy, [cy.sum(), 0.0]])
+                col_rows = [ar, ar, np.zeros(0, int)]
+                rows = sp.csr_matrix(
+                    (np.concatenate([np.full(n, 1.0 + cone.half * E), np.full(n, 1.0 - E), np.full(n, -E),
+                                     [1.0], -p]),
+                     (np.concatenate([ar, ar, ar, [n], np.full(n, n)]),
+                      np.concatenate([ar, np.full(n, n), np.full(n, n + 1), [n + 1], ar]))),
+                    shape=(n + 1, n + 2))
+                lo = np.concatenate([np.full(n, -self.inf), [0.0]])
+                up = np.zeros(n + 1)
+                nv = n + 2
+            # the new variables: q / v entries in the row-sum rows (and m in every row-sum row)
+            starts, idx = [], []
+            pos = 0
+            for j in range(nv):
+                r = col_rows[0][j:j + 1] if j < n else (col_rows[1] if j == n else col_rows[2])
+                starts.append(pos)
+                idx.append(r)
+                pos += r.size
+            idx = np.concatenate(idx).astype(np.int32)
+            self.h.addCols(nv, obj.astype(float), np.zeros(nv), np.full(nv, self.inf), idx.size,
+                           np.array(starts, np.int32), idx, np.ones(idx.size))
+            rows = rows.tocsr()
+            self.h.addRows(rows.shape[0], lo, up, rows.nnz, rows.indptr[:-1].astype(np.int32),
+                           (rows.indices + k0).astype(np.int32), rows.data)
+            self.labels.append(y)
+            self.first.append(k0)
+            self.k += nv
+
+    def solve(self):
+        """(value, columns N x L of the channel for ``labels``, row duals w); None on failure."""
+        import highspy
+
+        self.h.run()
+        if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+            self.h.clearSolver()
+            self.h.run()
+            if self.h.getModelStatus() != highspy.HighsModelStatus.kOptimal:
+                return None
+        sol = self.h.getSolution()
+        x = np.array(sol.col_value)
+        n = self.n
+        cols = np.empty((n, len(self.labels)))
+        for j, k0 in enumerate(self.first):
+            v = x[k0:k0 + n]
+            cols[:, j] = v if self.cone.kind == "box" else v + x[k0 + n]
+        return self.h.getInfo().objective_function_value, cols, np.array(sol.row_dual[:n])
+
+
+def _solve_labels(cone, u, tol, budget):
+    """Linear utility by label generation: the exact compact LP restricted to a growing set of labels.
+
+    Start with the best constant channel (one label, always feasible); at the duals w of the
+    restricted LP's row sums, price every label in closed form (``_linear_pricing``), which gives
+    the certified bound sum(w) + max(0, max_y price_y); add the labels of positive price (most
+    positive first, up to max(1, a quarter of the current count) per iteration) until certified. Optimal
+    mechanisms of linear utilities use few outputs (N = 200: 3 for the identity, 4 for -|x-y|), so
+    the LPs stay small. Returns None when HiGHS fails (the caller falls back to column generation).
+    """
+    p, n = cone.p, cone.n
+    c = p[:, None] * u
+    lp = _LabelLP(cone, c)
+    lp.add([int(np.argmax(c.sum(axis=0)))])
+    best_bound = np.inf
+    iters = 0
+    while True:
+        iters += 1
+        out = lp.solve()
+        if out is None:
+            return None
+        val, cols, w = out
+        scale = tol * (1 + abs(val))
+        price, _ = _linear_pricing(cone, c - w[:, None])
+        best_bound = min(best_bound, w.sum() + max(float(np.max(price)), 0.0))
+        if best_bound - val <= scale or iters >= budget.max_iterations or budget.out_of_time():
+            break
+        have = np.zeros(n, bool)
+        have[lp.labels] = True
+        cand = np.flatnonzero((price > scale) & ~have)
+        if cand.size == 0:
+            break
+        cand = cand[np.argsort(-price[cand], kind="stable")][:max(1, len(lp.labels) // 4)]
+        lp.add(cand)
+    labels = np.array(lp.labels)
+    mass = p @ cols
+    keep = mass > 0
+    rays = cone.polish(cols[:, keep])
+    ch = _linear_channel(rays, labels[keep], mass[keep], n)
+    return ch, float(best_bound), {"columns": len(lp.labels), "iterations": iters, "labels": len(lp.labels)}
 
 
 def _linear_channel(cols, labels, lam, n):
