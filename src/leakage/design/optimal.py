@@ -116,9 +116,6 @@ UTILITIES = ("mutual_information",)
 VERIFY_TOL = 1e-9
 #: "auto" enumerates the exact ball vertex family (about 3^N columns, ``_ball_family``) up to this N
 _BALL_ENUMERATE_MAX_N = 10
-#: node budget of the lifted-LP pricing search (an LP per node) per pricing call; measured on Adult
-#: (N = 15, 16): 400 nodes cost 5-10x the time of 40 for the same columns and bound
-_LIFTED_NODES = 40
 #: nodes of the short box pricing search tried before the full budget (partial pricing)
 _BOX_SHORT_NODES = 2000
 #: parts the s-range of the light-top bound's argmax cell is cut into (``_bb_light_top``)
@@ -706,7 +703,10 @@ def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, 
             return None
         s_lo = max(fs, s_min, lo)
         # S leaves at least one row out (T3 is not empty): if none is fixed out, a free one stays out
-        s_top = fs + float(po[free_s].sum()) - (0.0 if f3 > 0 else float(po[free_s].min(initial=np.inf)))
+        pf = np.sort(po[free_s])
+        if f3 == 0 and pf.size == 0:
+            return None
+        s_top = fs + float(pf.sum() if f3 > 0 else pf[1:].sum())
         s_hi = min(s_top, hi)
         if s_hi < s_lo:
             return None
@@ -900,192 +900,46 @@ def _bb_heavy_top(cone, w, *, tol=1e-10, collect=1e-9, enough=-np.inf, max_nodes
 
 
 class _LiftedLP:
-    """Lifted description of the cross-section of K for beta > 0 or LDP.
+    """Lifted linear description of the cross-section of K for beta > 0 (or LDP), for the linear
+    pricing of a wide ball (one LP per label).
 
-    Variables x = [m, G, lam, q (N), mu (N), t (N)]: v = m + q, m <= min v, G <= g(v) via the
-    knapsack dual (G + (beta/2) lam + P.mu = 1, lam + mu_x >= q_x), v_x <= e^eps G.
+    Variables x = [m, G, lam, q (N), mu (N)]: v = m + q, m <= min v, G <= g(v) via the knapsack dual
+    (G + (beta/2) lam + P.mu = 1, lam + mu_x >= q_x), v_x <= e^eps G, m + P.q = 1.
     """
 
     def __init__(self, cone):
         self.cone = cone
         n, p, E = cone.n, cone.p, cone.E
         self.n = n
-        self.nv = 3 + 3 * n
-        iq, imu, it = 3, 3 + n, 3 + 2 * n
+        self.nv = 3 + 2 * n
+        iq, imu = 3, 3 + n
         x = np.arange(n)
         a_eq = np.zeros((2, self.nv))
         a_eq[0, 0] = 1.0
         a_eq[0, iq : iq + n] = p
         a_eq[1, 1] = 1.0
-        if cone.kind == "ldp":
-            a_eq[1, 2] = 1.0
-        else:
-            a_eq[1, 2] = cone.half
+        a_eq[1, 2] = 1.0 if cone.kind == "ldp" else cone.half
         a_eq[1, imu : imu + n] = p
         self.a_eq = sp.csr_matrix(a_eq)
-        # block1: m + q_x - E G <= 0 ; block2: q_x - lam - mu_x <= 0
-        rows1 = np.concatenate([x, x, x])
-        cols1 = np.concatenate([np.zeros(n, int), iq + x, np.ones(n, int)])
-        vals1 = np.concatenate([np.ones(n), np.ones(n), np.full(n, -E)])
-        rows2 = n + np.concatenate([x, x, x])
-        cols2 = np.concatenate([iq + x, np.full(n, 2), imu + x])
-        vals2 = np.concatenate([np.ones(n), -np.ones(n), -np.ones(n)])
-        self.fixed = (np.concatenate([rows1, rows2]), np.concatenate([cols1, cols2]), np.concatenate([vals1, vals2]))
-        self.iq, self.imu, self.it = iq, imu, it
+        # m + q_x - E G <= 0 ; q_x - lam - mu_x <= 0
+        rows = np.concatenate([x, x, x, n + x, n + x, n + x])
+        cols = np.concatenate([np.zeros(n, int), iq + x, np.ones(n, int), iq + x, np.full(n, 2), imu + x])
+        vals = np.concatenate([np.ones(n), np.ones(n), np.full(n, -E), np.ones(n), -np.ones(n), -np.ones(n)])
+        self.a_ub = sp.csr_matrix((vals, (rows, cols)), shape=(2 * n, self.nv))
+        self.bounds = [(0.0, 1.0), (1.0 / E, 1.0), (0.0, None)] + [(0.0, E)] * n + [(0.0, None)] * n
+        self.iq = iq
 
-    def bounds(self, box):
-        m_lo, m_hi, g_lo, g_hi, ql, qh = box
+    def solve_linear(self, c_v):
+        """max c_v . v over the cross-section. Returns (value, v) or None."""
         n = self.n
-        lb = np.concatenate([[m_lo, g_lo, 0.0], ql, np.zeros(n), np.full(n, -np.inf)])
-        ub = np.concatenate([[m_hi, g_hi, np.inf], qh, np.full(n, np.inf), np.full(n, np.inf)])
-        return list(zip(lb, ub))
-
-    def solve_linear(self, c_v, box):
-        """max c_v . v over the node box (no objective planes). Returns (value, v) or None."""
-        n = self.n
-        r, c, v = self.fixed
-        a_ub = sp.csr_matrix((v, (r, c)), shape=(2 * n, self.nv))
         cost = np.zeros(self.nv)
         cost[0] = -c_v.sum()
         cost[self.iq : self.iq + n] = -c_v
-        res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(2 * n), A_eq=self.a_eq, b_eq=[1.0, 1.0],
-                      bounds=self.bounds(box)[: self.nv], method="highs", options=_HIGHS)
+        res = linprog(cost, A_ub=self.a_ub, b_ub=np.zeros(2 * n), A_eq=self.a_eq, b_eq=[1.0, 1.0],
+                      bounds=self.bounds, method="highs", options=_HIGHS)
         if res.status != 0:
             return None
         return -res.fun, res.x[0] + res.x[self.iq : self.iq + n]
-
-    def solve_mi(self, w, box):
-        """Relaxation of max sum_x P_x v_x log v_x - w.v on a node box; returns (ub, m, G, q) or None."""
-        n, p = self.n, self.cone.p
-        m_lo, m_hi, g_lo, g_hi, ql, qh = box
-
-        def f(m, q):
-            return p * _xlogx(m + q)
-
-        f00, f11 = f(m_lo, ql), f(m_hi, qh)
-        f01, f10 = f(m_lo, qh), f(m_hi, ql)
-        dm = m_hi - m_lo
-        dq = qh - ql
-        safe_dq = np.where(dq > 0, dq, 1.0)
-        if dm > 0:
-            a_a = (f11 - f01) / dm
-            a_b = (f10 - f00) / dm
-        else:
-            a_a = a_b = np.zeros(n)
-        b_a = np.where(dq > 0, (f01 - f00) / safe_dq, 0.0)
-        b_b = np.where(dq > 0, (f11 - f10) / safe_dq, 0.0)
-        c_a = f00 - a_a * m_lo - b_a * ql
-        c_b = f00 - a_b * m_lo - b_b * ql
-        x = np.arange(n)
-        r0, c0, v0 = self.fixed
-        rows = np.concatenate([r0, 2 * n + x, 2 * n + x, 2 * n + x, 3 * n + x, 3 * n + x, 3 * n + x])
-        cols = np.concatenate([c0, self.it + x, np.zeros(n, int), self.iq + x, self.it + x, np.zeros(n, int), self.iq + x])
-        vals = np.concatenate([v0, np.ones(n), -a_a, -b_a, np.ones(n), -a_b, -b_b])
-        a_ub = sp.csr_matrix((vals, (rows, cols)), shape=(4 * n, self.nv))
-        b_ub = np.concatenate([np.zeros(2 * n), c_a, c_b])
-        cost = np.zeros(self.nv)
-        cost[0] = w.sum()
-        cost[self.iq : self.iq + n] = w
-        cost[self.it : self.it + n] = -1.0
-        res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=self.a_eq, b_eq=[1.0, 1.0],
-                      bounds=self.bounds(box), method="highs", options=_HIGHS)
-        if res.status != 0:
-            return None
-        z = res.x
-        return -res.fun, z[0], z[1], z[self.iq : self.iq + n], z[self.it : self.it + n]
-
-
-def _bb_lifted(lp, w, *, tol=1e-9, max_nodes=3000, collect=1e-9, find=None, deadline=None):
-    """Branch and bound for the MI pricing on the lifted LP; returns (ub, columns, nodes)."""
-    cone = lp.cone
-    n, p, E = cone.n, cone.p, cone.E
-
-    def tighten(box):
-        m_lo, m_hi, g_lo, g_hi, ql, qh = box
-        qh = np.minimum(qh, E * g_hi - m_lo)
-        if np.any(qh < ql - 1e-15):
-            return None
-        return (m_lo, m_hi, g_lo, g_hi, ql, np.maximum(qh, ql))
-
-    def evaluate(box):
-        box = tighten(box)
-        if box is None:
-            return None
-        res = lp.solve_mi(w, box)
-        if res is None:
-            return None
-        ub, m, g, q, t = res
-        v = cone.polish((m + q)[:, None])[:, 0]
-        val = float(p @ _xlogx(v) - w @ v)
-        return ub + 1e-9, val, v, m, g, q, t, box
-
-    found, best = [], -np.inf
-    root = evaluate((0.0, 1.0, 1.0 / E, 1.0, np.zeros(n), np.full(n, E)))
-    if root is None:
-        return -np.inf, [], 1
-    heap = [(-root[0], 0, root)]
-    cnt = nodes = 1
-    ub_global = root[0]
-    while heap:
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-        negub, _, node = heapq.heappop(heap)
-        ub, val, v, m, g, q, t, box = node
-        if val > best:
-            best = val
-        if val > collect:
-            found.append(v)
-            if find is not None and val > find:
-                return np.inf, found, nodes
-        if ub <= max(best, 0.0) + tol:
-            heap.append((negub, 0, node))
-            break
-        if nodes >= max_nodes:
-            heap.append((negub, 0, node))
-            break
-        m_lo, m_hi, g_lo, g_hi, ql, qh = box
-        gap = t - p * _xlogx(m + q)
-        x = int(np.argmax(gap))
-        dm, dg = m_hi - m_lo, g_hi - g_lo
-        at_low = q[x] <= ql[x] + 1e-9 * (1 + qh[x])
-        at_top = m + q[x] >= E * g - 1e-9
-        children = []
-        if at_low and dm > 1e-12:
-            s = m if m_lo + 0.1 * dm < m < m_hi - 0.1 * dm else m_lo + 0.5 * dm
-            children = [(m_lo, s, g_lo, g_hi, ql, qh), (s, m_hi, g_lo, g_hi, ql, qh)]
-        elif at_top and (E * dg > 1e-12 or dm > 1e-12):
-            if E * dg >= dm:
-                s = g if g_lo + 0.1 * dg < g < g_hi - 0.1 * dg else g_lo + 0.5 * dg
-                children = [(m_lo, m_hi, g_lo, s, ql, qh), (m_lo, m_hi, s, g_hi, ql, qh)]
-            else:
-                s = m if m_lo + 0.1 * dm < m < m_hi - 0.1 * dm else m_lo + 0.5 * dm
-                children = [(m_lo, s, g_lo, g_hi, ql, qh), (s, m_hi, g_lo, g_hi, ql, qh)]
-        if not children:
-            a, b_ = ql[x], qh[x]
-            s = q[x] if a + 0.1 * (b_ - a) < q[x] < b_ - 0.1 * (b_ - a) else 0.5 * (a + b_)
-            qa, qb = qh.copy(), ql.copy()
-            qa[x], qb[x] = s, s
-            children = [(m_lo, m_hi, g_lo, g_hi, ql, qa), (m_lo, m_hi, g_lo, g_hi, qb, qh)]
-            if b_ - a <= 1e-13:
-                # nothing left to split: accept this node's bound as is
-                heap.append((negub, 0, node))
-                break
-        for ch in children:
-            res = evaluate(ch)
-            nodes += 1
-            if res is None:
-                continue
-            if res[1] > best:
-                best = res[1]
-            if res[1] > collect:
-                found.append(res[2])
-            if res[0] > max(best, 0.0) + tol:
-                cnt += 1
-                heapq.heappush(heap, (-res[0], cnt, res))
-    ub_global = max([best, 0.0 if not heap else -np.inf] + [-e[0] for e in heap])
-    if not heap:
-        ub_global = max(best, 0.0) + tol
-    return float(ub_global), found, nodes
 
 
 # --------------------------------------------------------------------------- linear pricing
@@ -1153,11 +1007,10 @@ def _linear_pricing(cone, c, lifted=None):
                 out = np.maximum(out, lv)
         return out, cols
     # general ball: one LP per label
-    box = (0.0, 1.0, 1.0 / E, 1.0, np.zeros(n), np.full(n, E))
     out = np.empty(labels)
     cols = np.empty((n, labels))
     for y in range(labels):
-        res = lifted.solve_linear(c[:, y], box)
+        res = lifted.solve_linear(c[:, y])
         if res is None:
             raise RuntimeError(f"linear pricing LP failed for label {y}")
         out[y] = res[0] + 1e-9 * (1 + abs(res[0]))
@@ -1531,33 +1384,6 @@ def _seed_channels(p, eps, beta, cone, warm_start, tol, budget, max_seconds):
     return seeds, stats
 
 
-def _ball_outer_bound(cone, w, *, tol, pieces=24, max_nodes=20000, cutoff=np.inf):
-    """Rigorous upper bound on the ball pricing max_{v in K_beta, P.v = 1} mu(v) - w.v by outer boxes.
-
-    Moving b_x = min(beta/2, P_x) of mass from row x to a row where v is smallest is a prior of the
-    ball, so g(v) <= P.v - b_x (v_x - m) with m = min v, and privacy gives
-    v_x <= e^eps (1 + b_x m) / (1 + e^eps b_x). Splitting m in [0, 1] into pieces [m_lo, m_hi], each
-    piece of the cross-section lies in the box m_lo <= v_x <= e^eps (1 + b_x m_hi) / (1 + e^eps b_x),
-    where the chord branch and bound of the known prior is exact; the maximum over the pieces bounds
-    the ball pricing (for beta -> 0 this is the box pricing, K_beta ⊆ K_0).
-    Each piece only needs to be bounded by the largest piece bound so far (its search stops there),
-    and once that reaches ``cutoff`` (a bound the caller already has) the pieces stop: cutoff returned.
-    """
-    p, E = cone.p, cone.E
-    b = np.minimum(cone.half, p)
-    edges = np.linspace(0.0, 1.0, pieces + 1)
-    ub, nodes = -np.inf, 0
-    for m_lo, m_hi in zip(edges[:-1], edges[1:]):
-        cap = E * (1.0 + b * m_hi) / (1.0 + E * b)
-        if m_lo > 0 and (p @ np.maximum(cap, m_lo) < 1.0 or m_lo > 1.0):
-            continue
-        u, _, k = _bb_box(p, w, cap, tol=tol, collect=np.inf, max_nodes=max_nodes, floor=m_lo, enough=ub)
-        ub, nodes = max(ub, u), nodes + k
-        if ub >= cutoff:
-            return cutoff, nodes
-    return ub, nodes
-
-
 def _solve_mi(cone, method, tol, budget, seeds=()):
     p, n = cone.p, cone.n
     if method == "enumerate":
@@ -1572,7 +1398,6 @@ def _solve_mi(cone, method, tol, budget, seeds=()):
         ch = cols[:, sup] * lam_b[None, :]
         ch /= ch.sum(axis=1, keepdims=True)
         return ch, float(bound), {"columns": cols.shape[1], "iterations": 1}
-    lifted = _LiftedLP(cone) if cone.kind == "ball" else None
     eps_p = design_epsilon(cone.eps, 2 * cone.half) if cone.kind == "ball" else -1.0
     lift_cap = math.exp(eps_p) if eps_p >= 0 else None
     cols = np.concatenate([np.ones((n, 1))] + [_channel_columns(cone, ch) for ch in seeds], axis=1)
