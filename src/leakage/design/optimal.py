@@ -36,13 +36,21 @@ Pricing (rigorous upper bounds always; exact where stated):
 * beta > 0, N <= 10 (exact): the vertices of the cross-section are known in closed form for any
   beta (all-ones, 1/P(T) on T, two-level and three-level columns h/c/0, ``_ball_family``, about
   3^N columns), so ``"auto"`` enumerates them and solves one LP (certified).
-* beta > 0, N > 10 (heuristic columns, rigorous but loose bound): two-level columns and lift vectors at eps'
-  of eq. (43) by local search, a small branch and bound on a lifted LP; the bound is the minimum of
-  that B&B's bound and an outer relaxation: with m = min v, moving min(beta/2, P_x) mass from row x
-  to the argmin row gives v_x <= e^eps (1 + b_x m)/(1 + e^eps b_x); for m in pieces of [0, 1] the
-  exact box B&B above bounds each piece (``_ball_outer_bound``). The master LP is always seeded with
-  the route-(44) optimum and the eps-LDP optimum (both feasible for the ball), so the result is at
-  least as good as both whatever the pricing finds.
+* beta > 0, any N (exact, ``_ball_pricing``): every vertex of the cross-section is in one of three
+  families, each with its own exact branch and bound. (a) Staircases (two levels a / a e^eps on
+  a set of mass < beta/2, the worst prior removes all of it): the LDP search above. (b) Light-top
+  three-level columns: h on T1 with P(T1) < beta/2, c on T2, 0 elsewhere, h = k c,
+  k = e^eps (P(S) - beta/2), S = T1 ∪ T2; value (p1 k log k - (k - 1) w(T1) - w(S)) / D - log D,
+  D = P(S) + (k - 1) p1, p1 = P(T1); branch and bound over the items (in / out of T1, of S) with
+  w(T1) >= L1(p1), w(S) >= L12(P(S)) (fractional knapsacks), T1 ⊆ S as a mass constraint, k and D
+  bounded on intervals of P(S) (the interval of the bound's argmax is refined in place), and the
+  remaining function of p1 unimodal with its maximiser in closed form (``_bb_light_top``).
+  (c) Everything else lies in the boxes {m <= v <= H (1 + (beta/2) m), P.v = 1},
+  H = e^eps / (1 + e^eps beta/2), which are inside the cone: branch and bound over m = min v with
+  the box search above bounding each interval (``_bb_heavy_top``). Cheap columns first (two-level
+  columns by local search, lift vectors at eps' of eq. (43)); the exact search runs when they find
+  nothing. The master LP is always seeded with the route-(44) optimum and the eps-LDP optimum
+  (both feasible for the ball), so the result is at least as good as both whatever the budgets.
 * linear utilities: pricing per label is linear, in closed form for beta = 0 (fractional knapsack),
   beta <= 2 min P (vertices are lift vectors at eps' and two-level columns over prefixes), LDP
   (staircase columns over prefixes, [kairouz2016]); an LP per label otherwise.
@@ -77,11 +85,11 @@ returned channel verified with the exact closed form of the sup of PML over the 
 ratio). A violation above 1e-9 nats raises RuntimeError.
 
 Limits (measured with tools/design_benchmark.py, 2 shared cores): known prior and LDP certified to
-1e-9 at N = 42-74 in about a second. beta > 0 beyond 2 min P is NOT certified for N > 10 (Adult's
-occupation / education at N = 15 / 16: relative gap 0.1-10 %; native-country, N = 42, at eps = 4:
-bound 1.13 for value 0.43); at N = 42 / 74
-(heavy-tailed priors, beta = beta*(1e-6)): the gap is about 5e-3 to 1e-2 nats, limited by the outer
-box relaxation (it ignores that the removed mass is shared between rows); the value is >= the
+1e-9 at N = 42-74 in about a second (Adult's age, N = 74, LDP: 91 s). The ball beyond 2 min P at
+eps = 1, beta = beta*(1e-6) for m = 48,842: certified to 1e-9 at N = 42 (BALL_N42) and N = 74
+(BALL_N74); what limits it is the light-top search when many rows are tiny and have the same dual
+(subsets of them reach almost any mass, so its bound only closes as the intervals of P(S) shrink).
+The value is >= the
 route-(44) and LDP optima by construction. Linear utilities at N = 200, beta = 1.5 min P, eps = 1
 (label generation, certified, equal to the compact LP of design_mechanism to 1e-13): 0.08 s vs
 2.2 s for the identity utility (3 labels), 0.13 s vs 28 s for -|x - y| (9 labels; the optimum
@@ -120,6 +128,8 @@ _BALL_ENUMERATE_MAX_N = 10
 _BOX_SHORT_NODES = 2000
 #: parts the s-range of the light-top bound's argmax cell is cut into (``_bb_light_top``)
 _LIGHT_TOP_SPLIT = 8
+#: node budget of each of the ball's exact pricing searches per call (``_ball_pricing``)
+_BALL_NODES = 5000
 #: rounds of that refinement of the argmax cell per node
 _LIGHT_TOP_ROUNDS = 16
 _HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
@@ -603,7 +613,7 @@ def _light_top_column(p, half, E, t1, s):
 
 
 def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, deadline=None, keep=64,
-                  enough=-np.inf):
+                  enough=-np.inf, find=np.inf):
     """Exact MI pricing over the three-level ball vertices whose top set is light (P(T1) < beta/2).
 
     Such a vertex (``_light_top_column``) has value, with p1 = P(T1), s = P(S), S = T1 ∪ T2,
@@ -616,10 +626,12 @@ def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, 
     the interval's ends (monotone), which leaves (a + b p1) / (s_lo + kappa p1) - log(s_lo + kappa p1)
     plus a constant, unimodal in p1 with its maximiser in closed form (kappa = k(s_lo) - 1 >= 0).
     The bound converges as the s-intervals shrink and the items are fixed. Rigorous (floating-point
-    margin 1e-12 relative). Returns (upper bound, columns with value > collect (best first), nodes).
+    margin 1e-12 relative). Returns (upper bound, columns with value > collect (best first), nodes);
+    once a column is worth more than ``find`` the search stops and returns the bound inf.
     """
     n = p.size
     E = math.exp(eps)
+    incumbent = [-np.inf]  # the best value found so far (refining a node that will be pruned is wasted)
     order = np.argsort(w / p, kind="stable")
     po, wo = p[order], w[order]
     ro = wo / po
@@ -727,9 +739,10 @@ def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, 
             return None
         # refine the s-range of the argmax cell (the interval bound's slack is linear in its width):
         # replace it by _LIGHT_TOP_SPLIT sub-cells, a few rounds
+        top = float(u.max())
         for _ in range(_LIGHT_TOP_ROUNDS):
             i = int(np.argmax(u.max(axis=1)))
-            if b2[i] - a2[i] <= 1e-13:
+            if b2[i] - a2[i] <= 1e-13 or top <= max(incumbent[0], 0.0, enough) + tol:
                 break
             sv = np.linspace(a2[i], b2[i], _LIGHT_TOP_SPLIT + 1)
             rep = np.full(_LIGHT_TOP_SPLIT, i)
@@ -738,6 +751,9 @@ def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, 
             a2, b2 = np.concatenate([a2[keep], sv[:-1]]), np.concatenate([b2[keep], sv[1:]])
             al2, r2, it2 = (np.concatenate([x[keep], x[rep]]) for x in (al2, r2, it2))
             u, pstar = np.concatenate([u[keep], us]), np.concatenate([pstar[keep], ps_])
+            top, last = float(u.max()), top
+            if last - top < 1e-2 * (top - max(incumbent[0], 0.0, enough)):  # diminishing returns
+                break
         i, j = np.unravel_index(int(np.argmax(u)), u.shape)
         ub = float(u[i, j])
         ub += 1e-12 * (1.0 + abs(ub))
@@ -788,11 +804,11 @@ def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, 
     root = evaluate(*state0)
     if root is None:
         return -np.inf, [], nodes
-    best = root[1]
+    best = incumbent[0] = root[1]
     heap = [(-root[0], 0, state0, root)]
     cnt = 1
     closed = -np.inf
-    while heap:
+    while heap and best <= find:
         negub, _, state, node = heap[0]
         ub, val, _, frac1, frac2, cut = node
         if -negub <= max(best, 0.0, enough) + tol or nodes >= max_nodes:
@@ -811,13 +827,20 @@ def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, 
             continue
         for st, res in (kid for o in options for kid in o):
             if res is not None and res[1] > best:
-                best = res[1]
+                best = incumbent[0] = res[1]
+        if best > find:
+            break
         kids = min(options, key=lambda o: max(-np.inf if r is None else r[0] for _, r in o))
         for st, res in kids:
             if res is not None and res[0] > max(best, 0.0, enough) + tol:
                 cnt += 1
                 heapq.heappush(heap, (-res[0], cnt, st, res))
-    ub_global = max([best, closed, 0.0] + [-e[0] for e in heap]) if heap else max(best, closed, 0.0) + tol
+    if best > find:
+        ub_global = np.inf
+    elif heap:
+        ub_global = max([best, closed, 0.0] + [-e[0] for e in heap])
+    else:
+        ub_global = max(best, closed, 0.0) + tol
     out = []
     for _, t1, s in sorted(found.values(), key=lambda e: -e[0])[:keep]:
         col = np.empty(n)
@@ -838,16 +861,15 @@ def _ball_pricing(cone, w, *, tol, collect, keep, max_nodes, deadline=None):
     ub_s, masks, nodes = _bb_ldp(p, w, cone.eps, tol=tol, collect=collect, keep=keep, max_nodes=max_nodes,
                                  deadline=deadline)
     found = list(_staircase_columns(p, cone.eps, masks).T) if masks else []
-    best = max([float(p @ _xlogx(v) - w @ v) for v in found], default=-np.inf)
+    if found:  # improving columns: the master moves on; the bound is only needed once none is left
+        return np.inf, found, nodes
     ub_l, cols, k = _bb_light_top(p, w, cone.eps, cone.half, tol=tol, collect=collect, keep=keep,
-                                  max_nodes=max_nodes, deadline=deadline, enough=best)
+                                  max_nodes=max_nodes, deadline=deadline, find=collect)
     nodes += k
-    found += cols
-    best = max([best] + [float(p @ _xlogx(v) - w @ v) for v in cols])
-    ub_h, cols, k = _bb_heavy_top(cone, w, tol=tol, collect=collect, enough=best, max_nodes=max_nodes)
-    nodes += k
-    found += cols
-    return max(ub_s, ub_l, ub_h), found, nodes
+    if cols:
+        return np.inf, cols, nodes
+    ub_h, cols, k = _bb_heavy_top(cone, w, tol=tol, collect=collect, max_nodes=max_nodes)
+    return max(ub_s, ub_l, ub_h), cols, nodes + k
 
 
 def _bb_heavy_top(cone, w, *, tol=1e-10, collect=1e-9, enough=-np.inf, max_nodes=20000, pieces=16):
@@ -1240,9 +1262,8 @@ def _optimal_mechanism(prior, eps, *, privacy, beta, utility, method, max_iterat
     generation stop when bound - value <= ``tol`` (1 + |value|) or after ``max_iterations``
     iterations (master / restricted LP solve plus pricing), with the best valid bound;
     each pricing branch and bound stops at its gap or after ``max_nodes`` nodes (None: its own
-    default, 50000 box / 200000 LDP / 40 lifted LP per pricing call, 20000 per piece of the outer
-    ball bound; the lifted-LP search, an LP per node, gets max_nodes // 1000), still giving a valid
-    (looser) bound.
+    default, 50000 box / 200000 LDP per pricing call, 5000 for each of the ball's exact searches),
+    still giving a valid (looser) bound.
     The seed solves (route (44), LDP) get the same budgets. ``max_seconds`` (default None) adds a
     wall-clock limit for interactive use: results then depend on the machine and its load.
 
@@ -1253,8 +1274,8 @@ def _optimal_mechanism(prior, eps, *, privacy, beta, utility, method, max_iterat
     ball cone), so value >= both by construction, whatever the pricing quality.
 
     Complexity: enumeration N 2^(N-1) columns; column generation one master LP per iteration plus
-    pricing (sorting for beta = 0; a branch and bound of small LPs for beta > 0 / LDP, exponential in
-    the worst case); label generation one warm-started LP with (N + 2) L variables for L labels plus
+    pricing (branch and bound with closed-form bounds, O(N log N) per node: chords for beta = 0,
+    staircases for LDP, three searches for beta > 0; exponential in the worst case); label generation one warm-started LP with (N + 2) L variables for L labels plus
     an O(N^2 log N) closed-form pricing per iteration.
     Valid for a full-support prior, eps >= 0 (inf allowed), beta in [0, 2].
     """
@@ -1447,7 +1468,7 @@ def _solve_mi(cone, method, tol, budget, seeds=()):
                 found = list(_staircase_columns(p, cone.eps, masks).T) if masks else []
             else:
                 ub, found, nodes = _ball_pricing(cone, w, tol=scale / 4, collect=scale, keep=2 * n,
-                                                 max_nodes=budget.nodes(50000), deadline=budget.deadline)
+                                                 max_nodes=budget.nodes(_BALL_NODES), deadline=budget.deadline)
             nodes_total += nodes
             best_bound = min(best_bound, w.sum() + max(ub, 0.0))
             if found:
