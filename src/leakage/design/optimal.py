@@ -86,9 +86,11 @@ ratio). A violation above 1e-9 nats raises RuntimeError.
 
 Limits (measured with tools/design_benchmark.py, 2 shared cores): known prior and LDP certified to
 1e-9 at N = 42-74 in about a second (Adult's age, N = 74, LDP: 91 s). The ball beyond 2 min P at
-eps = 1, beta = beta*(1e-6) for m = 48,842: certified to 1e-9 at N = 42 (BALL_N42) and N = 74
-(BALL_N74); what limits it is the light-top search when many rows are tiny and have the same dual
-(subsets of them reach almost any mass, so its bound only closes as the intervals of P(S) shrink).
+eps = 1, beta = beta*(1e-6) for m = 48,842: certified at N = 42 (heavy-tailed Zipf and Adult's
+native-country: gap <= 1e-6 (1 + value) in 7-22 s with 5000 nodes per search, <= 1e-9 in 17-79 s
+with 50000); not at N = 74 (Zipf: gap 4e-5 in 44 s; Adult's age: 1.6e-3). What limits it: many
+rare rows with equal duals (often exactly 0) -- subsets of them reach almost any mass, so the box
+and light-top searches close their bound only by enumerating near-equivalent subsets.
 The value is >= the
 route-(44) and LDP optima by construction. Linear utilities at N = 200, beta = 1.5 min P, eps = 1
 (label generation, certified, equal to the compact LP of design_mechanism to 1e-13): 0.08 s vs
