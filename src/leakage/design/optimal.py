@@ -36,13 +36,21 @@ Pricing (rigorous upper bounds always; exact where stated):
 * beta > 0, N <= 10 (exact): the vertices of the cross-section are known in closed form for any
   beta (all-ones, 1/P(T) on T, two-level and three-level columns h/c/0, ``_ball_family``, about
   3^N columns), so ``"auto"`` enumerates them and solves one LP (certified).
-* beta > 0, N > 10 (heuristic columns, rigorous but loose bound): two-level columns and lift vectors at eps'
-  of eq. (43) by local search, a small branch and bound on a lifted LP; the bound is the minimum of
-  that B&B's bound and an outer relaxation: with m = min v, moving min(beta/2, P_x) mass from row x
-  to the argmin row gives v_x <= e^eps (1 + b_x m)/(1 + e^eps b_x); for m in pieces of [0, 1] the
-  exact box B&B above bounds each piece (``_ball_outer_bound``). The master LP is always seeded with
-  the route-(44) optimum and the eps-LDP optimum (both feasible for the ball), so the result is at
-  least as good as both whatever the pricing finds.
+* beta > 0, any N (exact, ``_ball_pricing``): every vertex of the cross-section is in one of three
+  families, each with its own exact branch and bound. (a) Staircases (two levels a / a e^eps on
+  a set of mass < beta/2, the worst prior removes all of it): the LDP search above. (b) Light-top
+  three-level columns: h on T1 with P(T1) < beta/2, c on T2, 0 elsewhere, h = k c,
+  k = e^eps (P(S) - beta/2), S = T1 ∪ T2; value (p1 k log k - (k - 1) w(T1) - w(S)) / D - log D,
+  D = P(S) + (k - 1) p1, p1 = P(T1); branch and bound over the items (in / out of T1, of S) with
+  w(T1) >= L1(p1), w(S) >= L12(P(S)) (fractional knapsacks), T1 ⊆ S as a mass constraint, k and D
+  bounded on intervals of P(S) (the interval of the bound's argmax is refined in place), and the
+  remaining function of p1 unimodal with its maximiser in closed form (``_bb_light_top``).
+  (c) Everything else lies in the boxes {m <= v <= H (1 + (beta/2) m), P.v = 1},
+  H = e^eps / (1 + e^eps beta/2), which are inside the cone: branch and bound over m = min v with
+  the box search above bounding each interval (``_bb_heavy_top``). Cheap columns first (two-level
+  columns by local search, lift vectors at eps' of eq. (43)); the exact search runs when they find
+  nothing. The master LP is always seeded with the route-(44) optimum and the eps-LDP optimum
+  (both feasible for the ball), so the result is at least as good as both whatever the budgets.
 * linear utilities: pricing per label is linear, in closed form for beta = 0 (fractional knapsack),
   beta <= 2 min P (vertices are lift vectors at eps' and two-level columns over prefixes), LDP
   (staircase columns over prefixes, [kairouz2016]); an LP per label otherwise.
@@ -77,11 +85,13 @@ returned channel verified with the exact closed form of the sup of PML over the 
 ratio). A violation above 1e-9 nats raises RuntimeError.
 
 Limits (measured with tools/design_benchmark.py, 2 shared cores): known prior and LDP certified to
-1e-9 at N = 42-74 in about a second. beta > 0 beyond 2 min P is NOT certified for N > 10 (Adult's
-occupation / education at N = 15 / 16: relative gap 0.1-10 %; native-country, N = 42, at eps = 4:
-bound 1.13 for value 0.43); at N = 42 / 74
-(heavy-tailed priors, beta = beta*(1e-6)): the gap is about 5e-3 to 1e-2 nats, limited by the outer
-box relaxation (it ignores that the removed mass is shared between rows); the value is >= the
+1e-9 at N = 42-74 in about a second (Adult's age, N = 74, LDP: 91 s). The ball beyond 2 min P at
+eps = 1, beta = beta*(1e-6) for m = 48,842: certified at N = 42 (heavy-tailed Zipf and Adult's
+native-country: gap <= 1e-6 (1 + value) in 7-22 s with 5000 nodes per search, <= 1e-9 in 17-79 s
+with 50000); not at N = 74 (Zipf: gap 4e-5 in 44 s; Adult's age: 1.6e-3). What limits it: many
+rare rows with equal duals (often exactly 0) -- subsets of them reach almost any mass, so the box
+and light-top searches close their bound only by enumerating near-equivalent subsets.
+The value is >= the
 route-(44) and LDP optima by construction. Linear utilities at N = 200, beta = 1.5 min P, eps = 1
 (label generation, certified, equal to the compact LP of design_mechanism to 1e-13): 0.08 s vs
 2.2 s for the identity utility (3 labels), 0.13 s vs 28 s for -|x - y| (9 labels; the optimum
@@ -116,11 +126,14 @@ UTILITIES = ("mutual_information",)
 VERIFY_TOL = 1e-9
 #: "auto" enumerates the exact ball vertex family (about 3^N columns, ``_ball_family``) up to this N
 _BALL_ENUMERATE_MAX_N = 10
-#: node budget of the lifted-LP pricing search (an LP per node) per pricing call; measured on Adult
-#: (N = 15, 16): 400 nodes cost 5-10x the time of 40 for the same columns and bound
-_LIFTED_NODES = 40
 #: nodes of the short box pricing search tried before the full budget (partial pricing)
 _BOX_SHORT_NODES = 2000
+#: parts the s-range of the light-top bound's argmax cell is cut into (``_bb_light_top``)
+_LIGHT_TOP_SPLIT = 8
+#: node budget of each of the ball's exact pricing searches per call (``_ball_pricing``)
+_BALL_NODES = 5000
+#: rounds of that refinement of the argmax cell per node
+_LIGHT_TOP_ROUNDS = 16
 _HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
@@ -583,196 +596,374 @@ def _bb_ldp(p, w, eps, *, tol=1e-10, collect=1e-9, max_nodes=200000, deadline=No
     return float(ub_global), masks, nodes
 
 
+# --------------------------------------------------------------------------- pricing: ball (exact)
+
+
+def _light_top_column(p, half, E, t1, s):
+    """The three-level vertex with a light top set: h on T1 (P(T1) < beta/2), c on T2 = S minus T1,
+    0 off S, privacy active: the worst prior removes all of T1 and beta/2 - P(T1) of T2, so
+    h = k c with k = e^eps (P(S) - beta/2), and P(T1) h + P(T2) c = 1. None when not such a vertex.
+    T1 empty gives 1/P(S) on S, in the cone as k >= 1 (the limit P(T1) -> 0 of the family)."""
+    p1, sig = float(p[t1].sum()), float(p[s].sum())
+    k = E * (sig - half)
+    if not (p1 < half and k >= 1.0 and s.sum() < p.size):
+        return None
+    c = 1.0 / (k * p1 + sig - p1)
+    v = np.where(s, c, 0.0)
+    v[t1] = k * c
+    return v
+
+
+def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, deadline=None, keep=64,
+                  enough=-np.inf, find=np.inf):
+    """Exact MI pricing over the three-level ball vertices whose top set is light (P(T1) < beta/2).
+
+    Such a vertex (``_light_top_column``) has value, with p1 = P(T1), s = P(S), S = T1 ∪ T2,
+    k = e^eps (s - beta/2) >= 1, D = s + (k - 1) p1, W1 = w(T1), W12 = w(S):
+        V = (p1 k log k - (k - 1) W1 - W12) / D - log D.
+    Branch and bound over the items (in T1 / not, in S / not) and over intervals of s. At a node,
+    W1 >= L1(p1) and W12 >= L12(s), the fractional knapsacks over the free items (convex piecewise
+    linear, greedy by w_x / P_x), so V <= G(p1, s). On each cell (a piece of L1 in p1 times a piece
+    of L12 within the node's s-interval [s_lo, s_hi]), k, D and L12 are bounded by their values at
+    the interval's ends (monotone), which leaves (a + b p1) / (s_lo + kappa p1) - log(s_lo + kappa p1)
+    plus a constant, unimodal in p1 with its maximiser in closed form (kappa = k(s_lo) - 1 >= 0).
+    The bound converges as the s-intervals shrink and the items are fixed. Rigorous (floating-point
+    margin 1e-12 relative). Returns (upper bound, columns with value > collect (best first), nodes);
+    once a column is worth more than ``find`` the search stops and returns the bound inf.
+    """
+    n = p.size
+    E = math.exp(eps)
+    incumbent = [-np.inf]  # the best value found so far (refining a node that will be pruned is wasted)
+    order = np.argsort(w / p, kind="stable")
+    po, wo = p[order], w[order]
+    ro = wo / po
+    small = po < half
+    s_min = half + 1.0 / E
+    found = {}
+
+    def value(t1, s):
+        """V(T1, S) from the aggregates (see above); -inf when (T1, S) is not such a vertex."""
+        p1, sig = float(po[t1].sum()), float(po[s].sum())
+        k = E * (sig - half)
+        if not (p1 < half and k >= 1.0 and sig < 1.0 and not s.all()):
+            return -np.inf
+        d = sig + (k - 1.0) * p1
+        return (p1 * k * math.log(k) - (k - 1.0) * float(wo[t1].sum()) - float(wo[s].sum())) / d - math.log(d)
+
+    def pieces(free, base_mass, base_w, lo, hi):
+        """Pieces of L(t) = base_w + greedy over ``free`` items, restricted to t in [lo, hi]:
+        (start, end, alpha, slope, item, item start, item end) with L = alpha + slope t on
+        [start, end], the item fractional strictly between its start and end."""
+        idx = np.flatnonzero(free)
+        cm = base_mass + np.concatenate([[0.0], np.cumsum(po[idx])])
+        cw = base_w + np.concatenate([[0.0], np.cumsum(wo[idx])])
+        a, b = np.maximum(cm[:-1], lo), np.minimum(cm[1:], hi)
+        ok = b >= a
+        r = ro[idx]
+        alpha = cw[:-1] - r * cm[:-1]
+        return a[ok], b[ok], alpha[ok], r[ok], idx[ok], cm[:-1][ok], cm[1:][ok]
+
+    def cells(a2, b2, al2, r2, a1, b1, al1, r1, cap1):
+        """Bounds on every cell (s-piece i on [a2, b2] x p1-piece j on [a1, b1], p1 <= cap1[i]) and
+        their maximisers; an empty cell gets -inf."""
+        klo, khi = E * (a2 - half), E * (b2 - half)
+        l12min = np.minimum(al2 + r2 * a2, al2 + r2 * b2)
+        kap = (klo - 1.0)[:, None]
+        q_lo = np.broadcast_to(a1[None, :], (a2.size, a1.size))
+        q_hi = np.minimum(b1[None, :], cap1[:, None])
+        empty = q_hi < q_lo
+        q_hi = np.maximum(q_hi, q_lo)
+        neg = np.maximum(0.0, np.maximum(-(al1 + r1 * q_lo), -(al1 + r1 * q_hi)))
+        aa = -kap * al1[None, :] - l12min[:, None] + (khi - klo)[:, None] * neg
+        bb = (khi * np.log(khi))[:, None] - kap * r1[None, :]
+        slo = a2[:, None]
+        nn = np.maximum(0.0, np.maximum(-(aa + bb * q_lo), -(aa + bb * q_hi)))
+        extra = nn * ((b2 - a2)[:, None] + (khi - klo)[:, None] * q_hi) / (slo + kap * q_lo) ** 2
+        safe = np.where(kap > 0, kap, 1.0)
+        star = np.where(kap > 0, ((bb * slo - kap * aa) / safe - slo) / safe, np.where(bb >= 0, q_hi, q_lo))
+        pstar = np.clip(star, q_lo, q_hi)
+        d = slo + kap * pstar
+        return np.where(empty, -np.inf, (aa + bb * pstar) / d - np.log(d) + extra), pstar
+
+    def fill(base, pool, target):
+        """Two sets: ``base`` plus the items of ``pool`` (in w / P order) that fit in mass ``target``,
+        the first item that does not fit skipped but later items of the same ratio (ties, largest
+        first) added where they fit; and that set with the skipped item."""
+        cum = np.cumsum(po[pool])
+        k = int(np.searchsorted(cum, target + 1e-15, side="right"))
+        lo = base.copy()
+        lo[pool[:k]] = True
+        if k == pool.size:
+            return [lo]
+        hi = lo.copy()
+        hi[pool[k]] = True
+        left = target - (cum[k - 1] if k else 0.0)
+        ties = pool[k + 1:][ro[pool[k + 1:]] <= ro[pool[k]] + 1e-12 * (1 + abs(ro[pool[k]]))]
+        for x in ties[np.argsort(-po[ties], kind="stable")]:
+            if po[x] <= left + 1e-15:
+                lo[x] = True
+                left -= po[x]
+        return [lo, hi]
+
+    def evaluate(in_s, in_t1, lo, hi):
+        fixed_t1 = in_t1 == 1
+        fixed_s = in_s == 1
+        f1, wf1 = float(po[fixed_t1].sum()), float(wo[fixed_t1].sum())
+        fs, wfs = float(po[fixed_s].sum()), float(wo[fixed_s].sum())
+        f3 = float(po[in_s == -1].sum())
+        free_s = in_s == 0
+        elig = (in_t1 == 0) & small
+        if f1 >= half:  # T1 must be light
+            return None
+        s_lo = max(fs, s_min, lo)
+        # S leaves at least one row out (T3 is not empty): if none is fixed out, a free one stays out
+        pf = np.sort(po[free_s])
+        if f3 == 0 and pf.size == 0:
+            return None
+        s_top = fs + float(pf.sum() if f3 > 0 else pf[1:].sum())
+        s_hi = min(s_top, hi)
+        if s_hi < s_lo:
+            return None
+        a1, b1, al1, r1, it1, c1, d1 = pieces(elig, f1, wf1, f1, half)
+        a2, b2, al2, r2, it2, _, _ = pieces(free_s, fs, wfs, s_lo, s_hi)
+        if a1.size == 0:  # nothing free for T1: only p1 = f1
+            a1, b1 = np.array([f1]), np.array([f1])
+            al1, r1, it1, c1, d1 = np.array([wf1]), np.zeros(1), np.array([-1]), a1, b1
+        if a2.size == 0:  # S is fixed: only s = fs
+            if not (s_lo <= fs <= s_hi):
+                return None
+            a2, b2, al2, r2, it2 = np.array([fs]), np.array([fs]), np.array([wfs]), np.zeros(1), np.array([-1])
+        # T1 lies in S: the mass p1 - f1 of its free items is at most what S has beyond its fixed
+        # items, s - fs, plus the free items of T1 already fixed in S
+        c0 = f1 - fs + float(po[elig & fixed_s].sum())
+        u, pstar = cells(a2, b2, al2, r2, a1, b1, al1, r1, c0 + b2)
+        if not np.isfinite(u).any():
+            return None
+        # refine the s-range of the argmax cell (the interval bound's slack is linear in its width):
+        # replace it by _LIGHT_TOP_SPLIT sub-cells, a few rounds
+        top = float(u.max())
+        for _ in range(_LIGHT_TOP_ROUNDS):
+            i = int(np.argmax(u.max(axis=1)))
+            if b2[i] - a2[i] <= 1e-13 or top <= max(incumbent[0], 0.0, enough) + tol:
+                break
+            sv = np.linspace(a2[i], b2[i], _LIGHT_TOP_SPLIT + 1)
+            rep = np.full(_LIGHT_TOP_SPLIT, i)
+            us, ps_ = cells(sv[:-1], sv[1:], al2[rep], r2[rep], a1, b1, al1, r1, c0 + sv[1:])
+            keep = np.arange(a2.size) != i
+            a2, b2 = np.concatenate([a2[keep], sv[:-1]]), np.concatenate([b2[keep], sv[1:]])
+            al2, r2, it2 = (np.concatenate([x[keep], x[rep]]) for x in (al2, r2, it2))
+            u, pstar = np.concatenate([u[keep], us]), np.concatenate([pstar[keep], ps_])
+            top, last = float(u.max()), top
+            if last - top < 1e-2 * (top - max(incumbent[0], 0.0, enough)):  # diminishing returns
+                break
+        i, j = np.unravel_index(int(np.argmax(u)), u.shape)
+        ub = float(u[i, j])
+        ub += 1e-12 * (1.0 + abs(ub))
+        # integral candidates near the maximiser: the cell's best sampled s and its p1, then T1 and S
+        # filled greedily to those masses (``fill``)
+        sv = np.linspace(a2[i], b2[i], 5)
+        us, ps_s = cells(sv, sv, np.repeat(al2[i], 5), np.repeat(r2[i], 5), a1[j:j + 1], b1[j:j + 1],
+                         al1[j:j + 1], r1[j:j + 1], c0 + sv)
+        m = int(np.argmax(us[:, 0]))
+        s_star, p_star = float(sv[m]), float(ps_s[m, 0])
+        best_val, best = -np.inf, None
+        for t1 in fill(fixed_t1, np.flatnonzero(elig), p_star - f1):
+            base = fixed_s | t1
+            for s in fill(base, np.flatnonzero(free_s & ~t1), s_star - float(po[base].sum())):
+                val = value(t1, s)
+                if val > best_val:
+                    best_val, best = val, (t1, s)
+                if val > collect:
+                    found[(t1.tobytes(), s.tobytes())] = (val, t1, s)
+        # branching options: T1's fractional item at the maximiser, the cell's item of S, and
+        # halving the s-interval at the middle of the argmax cell
+        ps = float(pstar[i, j])
+        frac1 = it1[j] if (it1[j] >= 0 and c1[j] + 1e-15 < ps < d1[j] - 1e-15) else -1
+        frac2 = it2[i] if it2[i] >= 0 else -1
+        cut = 0.5 * (a2[i] + b2[i])
+        if not (b2[i] - a2[i] > 1e-12 and s_lo < cut < s_hi):
+            cut = -1.0
+        return ub, best_val, best, frac1, frac2, cut
+
+    def children(state, option):
+        """The two children of a split: ("s", cut) halves the s-interval; (item, 1) puts the item in /
+        out of T1; (item, 2) in / out of S."""
+        in_s, in_t1, lo, hi = state
+        what, kind = option
+        if what == "s":
+            pairs = [(in_s, in_t1, lo, kind), (in_s, in_t1, kind, hi)]
+        else:
+            a_s, a_t, b_s, b_t = in_s.copy(), in_t1.copy(), in_s.copy(), in_t1.copy()
+            if kind == 1:
+                a_s[what], a_t[what], b_t[what] = 1, 1, -1
+            else:
+                a_s[what], b_s[what], b_t[what] = 1, -1, -1
+            pairs = [(a_s, a_t, lo, hi), (b_s, b_t, lo, hi)]
+        return [(st, evaluate(*st)) for st in pairs]
+
+    nodes = 1
+    state0 = (np.zeros(n, np.int8), np.where(small, 0, -1).astype(np.int8), s_min, 1.0)
+    root = evaluate(*state0)
+    if root is None:
+        return -np.inf, [], nodes
+    best = incumbent[0] = root[1]
+    heap = [(-root[0], 0, state0, root)]
+    cnt = 1
+    closed = -np.inf
+    while heap and best <= find:
+        negub, _, state, node = heap[0]
+        ub, val, _, frac1, frac2, cut = node
+        if -negub <= max(best, 0.0, enough) + tol or nodes >= max_nodes:
+            break
+        if deadline is not None and time.perf_counter() > deadline:
+            break
+        heapq.heappop(heap)
+        # strong branching between T1's and S's fractional items (the pair of children whose larger
+        # bound is smaller); the s-interval is halved only when no item is fractional
+        options = [children(state, (item, kind)) for item, kind in ((frac1, 1), (frac2, 2)) if item >= 0]
+        if not options and cut > 0:
+            options = [children(state, ("s", cut))]
+        nodes += 2 * len(options)
+        if not options:  # integral: the node's bound is attained (up to the margin)
+            closed = max(closed, ub)
+            continue
+        for st, res in (kid for o in options for kid in o):
+            if res is not None and res[1] > best:
+                best = incumbent[0] = res[1]
+        if best > find:
+            break
+        kids = min(options, key=lambda o: max(-np.inf if r is None else r[0] for _, r in o))
+        for st, res in kids:
+            if res is not None and res[0] > max(best, 0.0, enough) + tol:
+                cnt += 1
+                heapq.heappush(heap, (-res[0], cnt, st, res))
+    if best > find:
+        ub_global = np.inf
+    elif heap:
+        ub_global = max([best, closed, 0.0] + [-e[0] for e in heap])
+    else:
+        ub_global = max(best, closed, 0.0) + tol
+    out = []
+    for _, t1, s in sorted(found.values(), key=lambda e: -e[0])[:keep]:
+        col = np.empty(n)
+        col[order] = _light_top_column(po, half, E, t1, s)
+        out.append(col)
+    return float(ub_global), out, nodes
+
+
+def _ball_pricing(cone, w, *, tol, collect, keep, max_nodes, deadline=None):
+    """Exact MI pricing on the ball: max over the vertices of the cross-section of mu(v) - w.v.
+
+    The vertices (``_ball_family``) fall in three families, each with its own exact branch and
+    bound: staircases (two levels, light top set: ``_bb_ldp``), three-level columns with a light
+    top set (``_bb_light_top``), and columns inside the boxes {m <= v <= H (1 + (beta/2) m)}
+    (``_bb_heavy_top``). Each later search only has to beat the best column found before it.
+    Returns (upper bound, columns with value > collect, nodes)."""
+    p = cone.p
+    ub_s, masks, nodes = _bb_ldp(p, w, cone.eps, tol=tol, collect=collect, keep=keep, max_nodes=max_nodes,
+                                 deadline=deadline)
+    found = list(_staircase_columns(p, cone.eps, masks).T) if masks else []
+    if found:  # improving columns: the master moves on; the bound is only needed once none is left
+        return np.inf, found, nodes
+    ub_l, cols, k = _bb_light_top(p, w, cone.eps, cone.half, tol=tol, collect=collect, keep=keep,
+                                  max_nodes=max_nodes, deadline=deadline, find=collect)
+    nodes += k
+    if cols:
+        return np.inf, cols, nodes
+    ub_h, cols, k = _bb_heavy_top(cone, w, tol=tol, collect=collect, max_nodes=max_nodes)
+    return max(ub_s, ub_l, ub_h), cols, nodes + k
+
+
+def _bb_heavy_top(cone, w, *, tol=1e-10, collect=1e-9, enough=-np.inf, max_nodes=20000, pieces=16):
+    """max of sum_x P_x v_x log v_x - w.v over the ball's columns other than staircases and light tops.
+
+    With H = e^eps / (1 + e^eps beta/2) and m = min v, the box {m <= v <= H (1 + (beta/2) m),
+    P.v = 1} lies in the cross-section of the ball cone (g(v) >= 1 - (beta/2)(max v - m)), and it
+    holds every remaining vertex: the all-ones column, 1/P(T) on T (then 1/P(T) <= H), the
+    three-level columns whose top set has P(T1) >= beta/2 (top level H, m = 0) and the two-level
+    columns m / H (1 + (beta/2) m) with P(T) >= beta/2. Branch and bound over m: an interval
+    [m_lo, m_hi] is bounded by the box [m_lo, H (1 + (beta/2) m_hi)], where the chord branch and
+    bound of the known prior is exact (``_bb_box``); intervals are halved until their bound is
+    <= max(enough, 0) + tol. Returns (upper bound, columns of the boxes with value > collect, nodes).
+    """
+    p, E, half = cone.p, cone.E, cone.half
+    top = E / (1.0 + E * half)
+    found, nodes = [], 0
+    best = -np.inf  # best exact value among the polished box columns (feasible)
+
+    def bound(m_lo, m_hi):
+        nonlocal nodes, best
+        u, cols, k = _bb_box(p, w, top * (1.0 + half * m_hi), tol=tol, collect=max(best, collect), floor=m_lo,
+                             enough=max(enough, best, 0.0), max_nodes=max_nodes)
+        nodes += max(k, 1)
+        if cols:
+            v = cone.polish(np.array(cols).T)
+            vals = p @ _xlogx(v) - w @ v
+            best = max(best, float(vals.max()))
+            found.extend(v[:, vals > collect].T)
+        return u
+
+    edges = np.linspace(0.0, 1.0, pieces + 1)
+    heap = []
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        heapq.heappush(heap, (-bound(lo, hi), lo, hi))
+    closed = -np.inf
+    while heap and -heap[0][0] > max(enough, best, 0.0) + tol and nodes < max_nodes:
+        negub, lo, hi = heapq.heappop(heap)
+        if hi - lo <= 1e-13:
+            closed = max(closed, -negub)
+            continue
+        mid = 0.5 * (lo + hi)
+        for a, b in ((lo, mid), (mid, hi)):
+            heapq.heappush(heap, (-bound(a, b), a, b))
+    ub = max([closed, -np.inf] + [-e[0] for e in heap])
+    return float(max(ub, -np.inf)), found, nodes
+
+
 # --------------------------------------------------------------------------- pricing: LP B&B
 
 
 class _LiftedLP:
-    """Lifted description of the cross-section of K for beta > 0 or LDP.
+    """Lifted linear description of the cross-section of K for beta > 0 (or LDP), for the linear
+    pricing of a wide ball (one LP per label).
 
-    Variables x = [m, G, lam, q (N), mu (N), t (N)]: v = m + q, m <= min v, G <= g(v) via the
-    knapsack dual (G + (beta/2) lam + P.mu = 1, lam + mu_x >= q_x), v_x <= e^eps G.
+    Variables x = [m, G, lam, q (N), mu (N)]: v = m + q, m <= min v, G <= g(v) via the knapsack dual
+    (G + (beta/2) lam + P.mu = 1, lam + mu_x >= q_x), v_x <= e^eps G, m + P.q = 1.
     """
 
     def __init__(self, cone):
         self.cone = cone
         n, p, E = cone.n, cone.p, cone.E
         self.n = n
-        self.nv = 3 + 3 * n
-        iq, imu, it = 3, 3 + n, 3 + 2 * n
+        self.nv = 3 + 2 * n
+        iq, imu = 3, 3 + n
         x = np.arange(n)
         a_eq = np.zeros((2, self.nv))
         a_eq[0, 0] = 1.0
         a_eq[0, iq : iq + n] = p
         a_eq[1, 1] = 1.0
-        if cone.kind == "ldp":
-            a_eq[1, 2] = 1.0
-        else:
-            a_eq[1, 2] = cone.half
+        a_eq[1, 2] = 1.0 if cone.kind == "ldp" else cone.half
         a_eq[1, imu : imu + n] = p
         self.a_eq = sp.csr_matrix(a_eq)
-        # block1: m + q_x - E G <= 0 ; block2: q_x - lam - mu_x <= 0
-        rows1 = np.concatenate([x, x, x])
-        cols1 = np.concatenate([np.zeros(n, int), iq + x, np.ones(n, int)])
-        vals1 = np.concatenate([np.ones(n), np.ones(n), np.full(n, -E)])
-        rows2 = n + np.concatenate([x, x, x])
-        cols2 = np.concatenate([iq + x, np.full(n, 2), imu + x])
-        vals2 = np.concatenate([np.ones(n), -np.ones(n), -np.ones(n)])
-        self.fixed = (np.concatenate([rows1, rows2]), np.concatenate([cols1, cols2]), np.concatenate([vals1, vals2]))
-        self.iq, self.imu, self.it = iq, imu, it
+        # m + q_x - E G <= 0 ; q_x - lam - mu_x <= 0
+        rows = np.concatenate([x, x, x, n + x, n + x, n + x])
+        cols = np.concatenate([np.zeros(n, int), iq + x, np.ones(n, int), iq + x, np.full(n, 2), imu + x])
+        vals = np.concatenate([np.ones(n), np.ones(n), np.full(n, -E), np.ones(n), -np.ones(n), -np.ones(n)])
+        self.a_ub = sp.csr_matrix((vals, (rows, cols)), shape=(2 * n, self.nv))
+        self.bounds = [(0.0, 1.0), (1.0 / E, 1.0), (0.0, None)] + [(0.0, E)] * n + [(0.0, None)] * n
+        self.iq = iq
 
-    def bounds(self, box):
-        m_lo, m_hi, g_lo, g_hi, ql, qh = box
+    def solve_linear(self, c_v):
+        """max c_v . v over the cross-section. Returns (value, v) or None."""
         n = self.n
-        lb = np.concatenate([[m_lo, g_lo, 0.0], ql, np.zeros(n), np.full(n, -np.inf)])
-        ub = np.concatenate([[m_hi, g_hi, np.inf], qh, np.full(n, np.inf), np.full(n, np.inf)])
-        return list(zip(lb, ub))
-
-    def solve_linear(self, c_v, box):
-        """max c_v . v over the node box (no objective planes). Returns (value, v) or None."""
-        n = self.n
-        r, c, v = self.fixed
-        a_ub = sp.csr_matrix((v, (r, c)), shape=(2 * n, self.nv))
         cost = np.zeros(self.nv)
         cost[0] = -c_v.sum()
         cost[self.iq : self.iq + n] = -c_v
-        res = linprog(cost, A_ub=a_ub, b_ub=np.zeros(2 * n), A_eq=self.a_eq, b_eq=[1.0, 1.0],
-                      bounds=self.bounds(box)[: self.nv], method="highs", options=_HIGHS)
+        res = linprog(cost, A_ub=self.a_ub, b_ub=np.zeros(2 * n), A_eq=self.a_eq, b_eq=[1.0, 1.0],
+                      bounds=self.bounds, method="highs", options=_HIGHS)
         if res.status != 0:
             return None
         return -res.fun, res.x[0] + res.x[self.iq : self.iq + n]
-
-    def solve_mi(self, w, box):
-        """Relaxation of max sum_x P_x v_x log v_x - w.v on a node box; returns (ub, m, G, q) or None."""
-        n, p = self.n, self.cone.p
-        m_lo, m_hi, g_lo, g_hi, ql, qh = box
-
-        def f(m, q):
-            return p * _xlogx(m + q)
-
-        f00, f11 = f(m_lo, ql), f(m_hi, qh)
-        f01, f10 = f(m_lo, qh), f(m_hi, ql)
-        dm = m_hi - m_lo
-        dq = qh - ql
-        safe_dq = np.where(dq > 0, dq, 1.0)
-        if dm > 0:
-            a_a = (f11 - f01) / dm
-            a_b = (f10 - f00) / dm
-        else:
-            a_a = a_b = np.zeros(n)
-        b_a = np.where(dq > 0, (f01 - f00) / safe_dq, 0.0)
-        b_b = np.where(dq > 0, (f11 - f10) / safe_dq, 0.0)
-        c_a = f00 - a_a * m_lo - b_a * ql
-        c_b = f00 - a_b * m_lo - b_b * ql
-        x = np.arange(n)
-        r0, c0, v0 = self.fixed
-        rows = np.concatenate([r0, 2 * n + x, 2 * n + x, 2 * n + x, 3 * n + x, 3 * n + x, 3 * n + x])
-        cols = np.concatenate([c0, self.it + x, np.zeros(n, int), self.iq + x, self.it + x, np.zeros(n, int), self.iq + x])
-        vals = np.concatenate([v0, np.ones(n), -a_a, -b_a, np.ones(n), -a_b, -b_b])
-        a_ub = sp.csr_matrix((vals, (rows, cols)), shape=(4 * n, self.nv))
-        b_ub = np.concatenate([np.zeros(2 * n), c_a, c_b])
-        cost = np.zeros(self.nv)
-        cost[0] = w.sum()
-        cost[self.iq : self.iq + n] = w
-        cost[self.it : self.it + n] = -1.0
-        res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=self.a_eq, b_eq=[1.0, 1.0],
-                      bounds=self.bounds(box), method="highs", options=_HIGHS)
-        if res.status != 0:
-            return None
-        z = res.x
-        return -res.fun, z[0], z[1], z[self.iq : self.iq + n], z[self.it : self.it + n]
-
-
-def _bb_lifted(lp, w, *, tol=1e-9, max_nodes=3000, collect=1e-9, find=None, deadline=None):
-    """Branch and bound for the MI pricing on the lifted LP; returns (ub, columns, nodes)."""
-    cone = lp.cone
-    n, p, E = cone.n, cone.p, cone.E
-
-    def tighten(box):
-        m_lo, m_hi, g_lo, g_hi, ql, qh = box
-        qh = np.minimum(qh, E * g_hi - m_lo)
-        if np.any(qh < ql - 1e-15):
-            return None
-        return (m_lo, m_hi, g_lo, g_hi, ql, np.maximum(qh, ql))
-
-    def evaluate(box):
-        box = tighten(box)
-        if box is None:
-            return None
-        res = lp.solve_mi(w, box)
-        if res is None:
-            return None
-        ub, m, g, q, t = res
-        v = cone.polish((m + q)[:, None])[:, 0]
-        val = float(p @ _xlogx(v) - w @ v)
-        return ub + 1e-9, val, v, m, g, q, t, box
-
-    found, best = [], -np.inf
-    root = evaluate((0.0, 1.0, 1.0 / E, 1.0, np.zeros(n), np.full(n, E)))
-    if root is None:
-        return -np.inf, [], 1
-    heap = [(-root[0], 0, root)]
-    cnt = nodes = 1
-    ub_global = root[0]
-    while heap:
-        if deadline is not None and time.perf_counter() > deadline:
-            break
-        negub, _, node = heapq.heappop(heap)
-        ub, val, v, m, g, q, t, box = node
-        if val > best:
-            best = val
-        if val > collect:
-            found.append(v)
-            if find is not None and val > find:
-                return np.inf, found, nodes
-        if ub <= max(best, 0.0) + tol:
-            heap.append((negub, 0, node))
-            break
-        if nodes >= max_nodes:
-            heap.append((negub, 0, node))
-            break
-        m_lo, m_hi, g_lo, g_hi, ql, qh = box
-        gap = t - p * _xlogx(m + q)
-        x = int(np.argmax(gap))
-        dm, dg = m_hi - m_lo, g_hi - g_lo
-        at_low = q[x] <= ql[x] + 1e-9 * (1 + qh[x])
-        at_top = m + q[x] >= E * g - 1e-9
-        children = []
-        if at_low and dm > 1e-12:
-            s = m if m_lo + 0.1 * dm < m < m_hi - 0.1 * dm else m_lo + 0.5 * dm
-            children = [(m_lo, s, g_lo, g_hi, ql, qh), (s, m_hi, g_lo, g_hi, ql, qh)]
-        elif at_top and (E * dg > 1e-12 or dm > 1e-12):
-            if E * dg >= dm:
-                s = g if g_lo + 0.1 * dg < g < g_hi - 0.1 * dg else g_lo + 0.5 * dg
-                children = [(m_lo, m_hi, g_lo, s, ql, qh), (m_lo, m_hi, s, g_hi, ql, qh)]
-            else:
-                s = m if m_lo + 0.1 * dm < m < m_hi - 0.1 * dm else m_lo + 0.5 * dm
-                children = [(m_lo, s, g_lo, g_hi, ql, qh), (s, m_hi, g_lo, g_hi, ql, qh)]
-        if not children:
-            a, b_ = ql[x], qh[x]
-            s = q[x] if a + 0.1 * (b_ - a) < q[x] < b_ - 0.1 * (b_ - a) else 0.5 * (a + b_)
-            qa, qb = qh.copy(), ql.copy()
-            qa[x], qb[x] = s, s
-            children = [(m_lo, m_hi, g_lo, g_hi, ql, qa), (m_lo, m_hi, g_lo, g_hi, qb, qh)]
-            if b_ - a <= 1e-13:
-                # nothing left to split: accept this node's bound as is
-                heap.append((negub, 0, node))
-                break
-        for ch in children:
-            res = evaluate(ch)
-            nodes += 1
-            if res is None:
-                continue
-            if res[1] > best:
-                best = res[1]
-            if res[1] > collect:
-                found.append(res[2])
-            if res[0] > max(best, 0.0) + tol:
-                cnt += 1
-                heapq.heappush(heap, (-res[0], cnt, res))
-    ub_global = max([best, 0.0 if not heap else -np.inf] + [-e[0] for e in heap])
-    if not heap:
-        ub_global = max(best, 0.0) + tol
-    return float(ub_global), found, nodes
 
 
 # --------------------------------------------------------------------------- linear pricing
@@ -840,11 +1031,10 @@ def _linear_pricing(cone, c, lifted=None):
                 out = np.maximum(out, lv)
         return out, cols
     # general ball: one LP per label
-    box = (0.0, 1.0, 1.0 / E, 1.0, np.zeros(n), np.full(n, E))
     out = np.empty(labels)
     cols = np.empty((n, labels))
     for y in range(labels):
-        res = lifted.solve_linear(c[:, y], box)
+        res = lifted.solve_linear(c[:, y])
         if res is None:
             raise RuntimeError(f"linear pricing LP failed for label {y}")
         out[y] = res[0] + 1e-9 * (1 + abs(res[0]))
@@ -1074,9 +1264,8 @@ def _optimal_mechanism(prior, eps, *, privacy, beta, utility, method, max_iterat
     generation stop when bound - value <= ``tol`` (1 + |value|) or after ``max_iterations``
     iterations (master / restricted LP solve plus pricing), with the best valid bound;
     each pricing branch and bound stops at its gap or after ``max_nodes`` nodes (None: its own
-    default, 50000 box / 200000 LDP / 40 lifted LP per pricing call, 20000 per piece of the outer
-    ball bound; the lifted-LP search, an LP per node, gets max_nodes // 1000), still giving a valid
-    (looser) bound.
+    default, 50000 box / 200000 LDP per pricing call, 5000 for each of the ball's exact searches),
+    still giving a valid (looser) bound.
     The seed solves (route (44), LDP) get the same budgets. ``max_seconds`` (default None) adds a
     wall-clock limit for interactive use: results then depend on the machine and its load.
 
@@ -1087,8 +1276,8 @@ def _optimal_mechanism(prior, eps, *, privacy, beta, utility, method, max_iterat
     ball cone), so value >= both by construction, whatever the pricing quality.
 
     Complexity: enumeration N 2^(N-1) columns; column generation one master LP per iteration plus
-    pricing (sorting for beta = 0; a branch and bound of small LPs for beta > 0 / LDP, exponential in
-    the worst case); label generation one warm-started LP with (N + 2) L variables for L labels plus
+    pricing (branch and bound with closed-form bounds, O(N log N) per node: chords for beta = 0,
+    staircases for LDP, three searches for beta > 0; exponential in the worst case); label generation one warm-started LP with (N + 2) L variables for L labels plus
     an O(N^2 log N) closed-form pricing per iteration.
     Valid for a full-support prior, eps >= 0 (inf allowed), beta in [0, 2].
     """
@@ -1218,33 +1407,6 @@ def _seed_channels(p, eps, beta, cone, warm_start, tol, budget, max_seconds):
     return seeds, stats
 
 
-def _ball_outer_bound(cone, w, *, tol, pieces=24, max_nodes=20000, cutoff=np.inf):
-    """Rigorous upper bound on the ball pricing max_{v in K_beta, P.v = 1} mu(v) - w.v by outer boxes.
-
-    Moving b_x = min(beta/2, P_x) of mass from row x to a row where v is smallest is a prior of the
-    ball, so g(v) <= P.v - b_x (v_x - m) with m = min v, and privacy gives
-    v_x <= e^eps (1 + b_x m) / (1 + e^eps b_x). Splitting m in [0, 1] into pieces [m_lo, m_hi], each
-    piece of the cross-section lies in the box m_lo <= v_x <= e^eps (1 + b_x m_hi) / (1 + e^eps b_x),
-    where the chord branch and bound of the known prior is exact; the maximum over the pieces bounds
-    the ball pricing (for beta -> 0 this is the box pricing, K_beta ⊆ K_0).
-    Each piece only needs to be bounded by the largest piece bound so far (its search stops there),
-    and once that reaches ``cutoff`` (a bound the caller already has) the pieces stop: cutoff returned.
-    """
-    p, E = cone.p, cone.E
-    b = np.minimum(cone.half, p)
-    edges = np.linspace(0.0, 1.0, pieces + 1)
-    ub, nodes = -np.inf, 0
-    for m_lo, m_hi in zip(edges[:-1], edges[1:]):
-        cap = E * (1.0 + b * m_hi) / (1.0 + E * b)
-        if m_lo > 0 and (p @ np.maximum(cap, m_lo) < 1.0 or m_lo > 1.0):
-            continue
-        u, _, k = _bb_box(p, w, cap, tol=tol, collect=np.inf, max_nodes=max_nodes, floor=m_lo, enough=ub)
-        ub, nodes = max(ub, u), nodes + k
-        if ub >= cutoff:
-            return cutoff, nodes
-    return ub, nodes
-
-
 def _solve_mi(cone, method, tol, budget, seeds=()):
     p, n = cone.p, cone.n
     if method == "enumerate":
@@ -1259,7 +1421,6 @@ def _solve_mi(cone, method, tol, budget, seeds=()):
         ch = cols[:, sup] * lam_b[None, :]
         ch /= ch.sum(axis=1, keepdims=True)
         return ch, float(bound), {"columns": cols.shape[1], "iterations": 1}
-    lifted = _LiftedLP(cone) if cone.kind == "ball" else None
     eps_p = design_epsilon(cone.eps, 2 * cone.half) if cone.kind == "ball" else -1.0
     lift_cap = math.exp(eps_p) if eps_p >= 0 else None
     cols = np.concatenate([np.ones((n, 1))] + [_channel_columns(cone, ch) for ch in seeds], axis=1)
@@ -1308,11 +1469,8 @@ def _solve_mi(cone, method, tol, budget, seeds=()):
                                            max_nodes=budget.nodes(200000), deadline=budget.deadline)
                 found = list(_staircase_columns(p, cone.eps, masks).T) if masks else []
             else:
-                ub, found, nodes = _bb_lifted(lifted, w, tol=scale / 4, collect=scale,
-                                              max_nodes=budget.nodes(_LIFTED_NODES, per=1000), deadline=budget.deadline)
-                ub_box, nb = _ball_outer_bound(cone, w, tol=scale / 4, max_nodes=budget.nodes(20000), cutoff=ub)
-                ub = min(ub, ub_box)
-                nodes += nb
+                ub, found, nodes = _ball_pricing(cone, w, tol=scale / 4, collect=scale, keep=2 * n,
+                                                 max_nodes=budget.nodes(_BALL_NODES), deadline=budget.deadline)
             nodes_total += nodes
             best_bound = min(best_bound, w.sum() + max(ub, 0.0))
             if found:
