@@ -130,10 +130,10 @@ _BALL_ENUMERATE_MAX_N = 10
 _BOX_SHORT_NODES = 2000
 #: parts the s-range of the light-top bound's argmax cell is cut into (``_bb_light_top``)
 _LIGHT_TOP_SPLIT = 8
-#: node budget of each of the ball's exact pricing searches per call (``_ball_pricing``)
-_BALL_NODES = 5000
 #: rounds of that refinement of the argmax cell per node
 _LIGHT_TOP_ROUNDS = 16
+#: node budget of each of the ball's exact pricing searches per call (``_ball_pricing``)
+_BALL_NODES = 5000
 _HIGHS = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
 
 
