@@ -29,11 +29,16 @@ def _panels(n):
     return fig, flat
 
 
-def fig1(table, settings):
+def _attribute_panels(table):
+    """One panel per attribute (in table order): the figure and (axis, attribute, its rows)."""
     attributes = list(dict.fromkeys(table["attribute"]))
     fig, axes = _panels(len(attributes))
-    for ax, attribute in zip(axes, attributes):
-        part = table[table["attribute"] == attribute]
+    return fig, [(ax, a, table[table["attribute"] == a]) for ax, a in zip(axes, attributes)]
+
+
+def fig1(table, settings):
+    fig, panels = _attribute_panels(table)
+    for ax, attribute, part in panels:
         for method, g in part.groupby("method", sort=False):
             g = g.sort_values("m")
             ax.errorbar(g["m"], g["mi_mean"], yerr=g["mi_std"], marker="o", ms=3, capsize=2,
@@ -48,10 +53,8 @@ def fig1(table, settings):
 
 
 def fig2(table, settings):
-    attributes = list(dict.fromkeys(table["attribute"]))
-    fig, axes = _panels(len(attributes))
-    for ax, attribute in zip(axes, attributes):
-        part = table[table["attribute"] == attribute]
+    fig, panels = _attribute_panels(table)
+    for ax, attribute, part in panels:
         for method, g in part.groupby("method", sort=False):
             g = g.sort_values("eps")
             ax.plot(g["eps"], g["mi"], marker=".", color=_c(method), label=_l(method))
@@ -87,10 +90,9 @@ def fig3(table, settings):
 
 
 def fig4(table, settings):
-    attributes = list(dict.fromkeys(table["attribute"]))
-    fig, axes = _panels(len(attributes))
-    for ax, attribute in zip(axes, attributes):
-        g = table[table["attribute"] == attribute].sort_values("m")
+    fig, panels = _attribute_panels(table)
+    for ax, attribute, part in panels:
+        g = part.sort_values("m")
         ax.plot(g["m"], g["mi_exact"], marker="o", ms=3, color=_c("pml"), label="exact optimum on B_beta(P̂)")
         ax.plot(g["m"], g["mi_prop2"], marker="s", ms=3, color=_c("pml_prop2"), label=_l("pml_prop2"))
         ax.set_xscale("log")
