@@ -615,7 +615,7 @@ def _light_top_column(p, half, E, t1, s):
 
 
 def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, deadline=None, keep=64,
-                  enough=-np.inf, find=np.inf):
+                  find=np.inf):
     """Exact MI pricing over the three-level ball vertices whose top set is light (P(T1) < beta/2).
 
     Such a vertex (``_light_top_column``) has value, with p1 = P(T1), s = P(S), S = T1 ∪ T2,
@@ -744,7 +744,7 @@ def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, 
         top = float(u.max())
         for _ in range(_LIGHT_TOP_ROUNDS):
             i = int(np.argmax(u.max(axis=1)))
-            if b2[i] - a2[i] <= 1e-13 or top <= max(incumbent[0], 0.0, enough) + tol:
+            if b2[i] - a2[i] <= 1e-13 or top <= max(incumbent[0], 0.0) + tol:
                 break
             sv = np.linspace(a2[i], b2[i], _LIGHT_TOP_SPLIT + 1)
             rep = np.full(_LIGHT_TOP_SPLIT, i)
@@ -754,7 +754,7 @@ def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, 
             al2, r2, it2 = (np.concatenate([x[keep], x[rep]]) for x in (al2, r2, it2))
             u, pstar = np.concatenate([u[keep], us]), np.concatenate([pstar[keep], ps_])
             top, last = float(u.max()), top
-            if last - top < 1e-2 * (top - max(incumbent[0], 0.0, enough)):  # diminishing returns
+            if last - top < 1e-2 * (top - max(incumbent[0], 0.0)):  # diminishing returns
                 break
         i, j = np.unravel_index(int(np.argmax(u)), u.shape)
         ub = float(u[i, j])
@@ -813,7 +813,7 @@ def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, 
     while heap and best <= find:
         negub, _, state, node = heap[0]
         ub, val, _, frac1, frac2, cut = node
-        if -negub <= max(best, 0.0, enough) + tol or nodes >= max_nodes:
+        if -negub <= max(best, 0.0) + tol or nodes >= max_nodes:
             break
         if deadline is not None and time.perf_counter() > deadline:
             break
@@ -834,7 +834,7 @@ def _bb_light_top(p, w, eps, half, *, tol=1e-10, collect=1e-9, max_nodes=20000, 
             break
         kids = min(options, key=lambda o: max(-np.inf if r is None else r[0] for _, r in o))
         for st, res in kids:
-            if res is not None and res[0] > max(best, 0.0, enough) + tol:
+            if res is not None and res[0] > max(best, 0.0) + tol:
                 cnt += 1
                 heapq.heappush(heap, (-res[0], cnt, st, res))
     if best > find:
