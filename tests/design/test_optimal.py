@@ -166,7 +166,7 @@ def test_linear_labels_n60_matches_compact_lp_certified_same_bytes(name):
 
 
 def test_linear_labels_budget_and_fallback(monkeypatch):
-    import leakage.design.optimal as opt
+    import leakage.design.labels as labels
 
     n = 30
     p = np.random.default_rng(3).dirichlet(np.ones(n) * 5)
@@ -180,7 +180,7 @@ def test_linear_labels_budget_and_fallback(monkeypatch):
     assert d.value <= full.value + 1e-12 and full.value <= d.bound + 1e-9
     check_design(d, p, 1.0, beta)
     # HiGHS failing on the restricted LP: column generation takes over, still private and bounded
-    monkeypatch.setattr(opt._LabelLP, "solve", lambda self: None)
+    monkeypatch.setattr(labels.LabelLP, "solve", lambda self: None)
     f = optimal_mechanism(p, 1.0, beta=beta, utility=u, max_iterations=30)
     assert f.method == "colgen" and f.value <= f.bound and full.value <= f.bound + 1e-9
     check_design(f, p, 1.0, beta)
@@ -260,23 +260,6 @@ def test_property_random_small(w, eps, frac, ldp):
 
 
 # ----------------------------------------------------------------------------- LDP: exact staircase pricing
-
-
-def test_ldp_staircase_pricing_equals_brute_force():
-    from leakage.design.optimal import _bb_ldp, _staircase_value
-
-    rng = np.random.default_rng(3)
-    for _ in range(40):
-        n = int(rng.integers(2, 11))
-        p = rng.dirichlet(np.ones(n) * rng.uniform(0.3, 3))
-        eps = rng.uniform(0.05, 4)
-        w = p * rng.uniform(0.2, 1.5, size=n) * rng.uniform(0.1, 1.0)
-        masks = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(bool)
-        best = max(_staircase_value(p, w, eps, m) for m in masks)
-        ub, found, _ = _bb_ldp(p, w, eps, tol=1e-12, collect=-np.inf)
-        assert max(best, 0.0) - 1e-12 <= ub <= max(best, 0.0) + 1e-9
-        if best > 1e-9:  # the search only has to find improving (positive) columns
-            assert _staircase_value(p, w, eps, found[0]) == pytest.approx(best, abs=1e-10)
 
 
 @pytest.mark.parametrize("n", [8, 10])
@@ -399,77 +382,6 @@ def test_bench_ldp_heavy_tail_n42(benchmark):
     assert d.certified
 
 
-def _heavy_tail_instance(rng, n):
-    """A Zipf-like prior, a ball wider than 2 min P, and duals with many exact zeros (as masters give)."""
-    a = float(rng.choice([0.5, 1.0, 2.0]))
-    p = np.arange(1, n + 1, dtype=float) ** -a * rng.uniform(0.5, 1.5, n)
-    p = np.sort(p / p.sum())[::-1]
-    eps = float(rng.choice([0.5, 1.0, 2.0]))
-    beta = float(rng.uniform(2.02 * p.min(), 0.6))
-    w = np.where(rng.random(n) < 0.4, 0.0, rng.normal(size=n) * 0.1 * p + rng.normal() * 0.05 * p)
-    return p, eps, beta, w
-
-
-def test_light_top_branch_and_bound_equals_brute_force():
-    """The light-top family (h on T1, P(T1) < beta/2; c on T2; 0 elsewhere) by 3^N brute force: the
-    branch and bound's bound is the exact maximum (to 1e-9), never below it."""
-    import itertools
-
-    from leakage.design.optimal import _bb_light_top
-
-    rng = np.random.default_rng(5)
-    checked = 0
-    for _ in range(40):
-        n = int(rng.integers(4, 9))
-        p, eps, beta, w = _heavy_tail_instance(rng, n)
-        half, e = beta / 2, math.exp(eps)
-        codes = np.array(list(itertools.product(range(3), repeat=n)))
-        t1, s = codes == 1, codes >= 1
-        p1, sig = t1 @ p, s @ p
-        k = e * (sig - half)
-        ok = (p1 < half) & (k >= 1) & ~s.all(axis=1)
-        if not ok.any():
-            continue
-        with np.errstate(all="ignore"):
-            # the column itself: h = k c on T1, c on T2, c = 1 / (k P(T1) + P(T2))
-            c = 1.0 / (k * p1 + sig - p1)
-            v = np.where(t1, (k * c)[:, None], np.where(s, c[:, None], 0.0))
-        v = v[ok]
-        true = float(np.max(v * np.log(np.where(v > 0, v, 1.0)) @ p - v @ w))
-        ub, cols, _ = _bb_light_top(p, w, eps, half, tol=1e-12, collect=-np.inf, max_nodes=50000)
-        assert max(true, 0.0) - 1e-10 <= ub <= max(true, 0.0) + 1e-9
-        checked += 1
-    assert checked >= 25
-
-
-def test_ball_pricing_is_exact_against_the_vertex_family():
-    """Staircases + light tops + heavy-top boxes: the pricing bound equals the maximum over every vertex
-    of the ball cross-section (closed-form family, each checked in the cone) to 1e-8."""
-    from leakage.design.optimal import _ball_family, _ball_pricing, _Cone, _xlogx
-
-    rng = np.random.default_rng(9)
-    for _ in range(25):
-        n = int(rng.integers(3, 8))
-        p, eps, beta, w = _heavy_tail_instance(rng, n)
-        cone = _Cone(p, eps, beta, "pml")
-        fam = _ball_family(cone)
-        feas = fam.max(axis=0) <= cone.E * cone.low(fam) * (1 + 1e-12)
-        # shift the duals so that the best column is worth exactly 0 (P.v = 1: w + t P lowers every
-        # column by t), as at the last pricing of column generation, where the bound must close
-        w = w + float(np.max((p @ _xlogx(fam) - w @ fam)[feas])) * p
-        true = max(float(np.max((p @ _xlogx(fam) - w @ fam)[feas])), 0.0)
-        # collect=inf: no column is good enough to stop early, so every search runs to its bound
-        ub, _, _ = _ball_pricing(cone, w, tol=1e-12, collect=np.inf, keep=64, max_nodes=200000)
-        assert true - 1e-10 <= ub <= true + 1e-8
-        # with improving columns (worth up to 1e-3) it returns them; they are in the cone once
-        # polished and worth at most the maximum
-        ub2, cols, _ = _ball_pricing(cone, w - 1e-3 * p, tol=1e-12, collect=1e-9, keep=64, max_nodes=200000)
-        assert cols and ub2 >= 1e-3 - 1e-10  # inf when an earlier search stopped at its finds
-        v = cone.polish(np.array(cols).T)
-        assert np.all(v.max(axis=0) <= cone.E * cone.low(v) * (1 + 1e-12))
-        assert float(np.max(p @ _xlogx(v) - (w - 1e-3 * p) @ v)) <= 1e-3 + 1e-9
-
-
 @pytest.mark.parametrize("seed", range(2))
 def test_ball_colgen_certified_equals_enumeration_heavy_tail(seed):
     """beta > 2 min P at N = 9: exact pricing certifies column generation, same optimum as one LP over
@@ -486,24 +398,19 @@ def test_ball_colgen_certified_equals_enumeration_heavy_tail(seed):
 # ----------------------------------------------------------------------------- determinism, budgets, master LP
 
 
-def _fresh(**kw):
-    """A design with the engine's memo of known-prior / LDP solves emptied first (a cold process)."""
-    from leakage.design import optimal
-
-    optimal._MEMO.clear()
-    return optimal_mechanism(**kw)
-
-
 def test_same_ball_design_twice_same_bytes():
     # beta > 2 min P and N = 12 > the enumeration limit: column generation, heuristic pricing, B&B
     p = np.arange(1, 13, dtype=float) ** -1.5
     p /= p.sum()
     kw = dict(prior=p, eps=1.0, beta=6.0 * p.min(), tol=1e-6, max_iterations=15)
-    a, b = _fresh(**kw), _fresh(**kw)
+    a, b = optimal_mechanism(**kw), optimal_mechanism(**kw)
     assert a.method == "colgen"
     assert a.channel.tobytes() == b.channel.tobytes()
     assert (a.value, a.bound, a.iterations, a.columns_generated) == (b.value, b.bound, b.iterations, b.columns_generated)
-    c = optimal_mechanism(**kw)  # memo hit for the seeds: the same bytes again
+    # the seeds passed explicitly (as the study does): the same bytes again, no internal seed solve
+    seeds = [optimal_mechanism_for_estimate(p, 1.0, kw["beta"], tol=1e-6, max_iterations=15),
+             optimal_mechanism(p, 1.0, privacy="ldp", tol=1e-6, max_iterations=15)]
+    c = optimal_mechanism(**kw, warm_start=seeds)
     assert c.channel.tobytes() == a.channel.tobytes()
 
 
@@ -511,7 +418,7 @@ def test_tiny_budget_still_private_bounded_and_above_the_seeds():
     p = np.arange(1, 13, dtype=float) ** -1.5
     p /= p.sum()
     beta = 6.0 * p.min()
-    d = _fresh(prior=p, eps=1.0, beta=beta, max_iterations=1, max_nodes=1)
+    d = optimal_mechanism(p, 1.0, beta=beta, max_iterations=1, max_nodes=1)
     check_design(d, p, 1.0, beta)  # exactly private (LP per column), value <= bound
     assert d.iterations == 1 and not d.certified
     # the seeds were solved with the same tiny budget; the result is at least each of them
@@ -527,19 +434,18 @@ def test_tiny_budget_still_private_bounded_and_above_the_seeds():
 
 
 def test_a_seed_is_returned_when_the_master_falls_short(monkeypatch):
-    from leakage.design import optimal
+    from leakage.design import colgen, optimal
 
     p = np.array([0.5, 0.3, 0.15, 0.05])
     beta = 0.2
-    real = optimal._solve_mi
+    real = optimal.solve_mi
 
-    def ones(cone, method, tol, budget, seeds=()):  # the ball's master returns the worst channel (MI 0)
+    def ones(cone, method, tol, budget, start):  # the ball's master returns the worst channel (MI 0)
         if cone.kind != "ball":
-            return real(cone, method, tol, budget, seeds)
-        return np.ones((4, 1)), 10.0, {"columns": 0, "iterations": 1}
+            return real(cone, method, tol, budget, start)
+        return colgen.Solution(np.ones((4, 1)), 10.0, np.ones((4, 1)), 1, 0, {})
 
-    monkeypatch.setattr(optimal, "_solve_mi", ones)
-    optimal._MEMO.clear()
+    monkeypatch.setattr(optimal, "solve_mi", ones)
     d = optimal_mechanism(p, 1.0, beta=beta)
     assert d.stats["seed_returned"]
     assert d.value == pytest.approx(max(d.stats["route44_value"], d.stats["ldp_value"]), abs=1e-12)
@@ -571,20 +477,3 @@ def test_route_44_small_eps_master_lp_does_not_fail(attribute, eps, beta):
     assert d.value > 0 and d.bound - d.value <= 1e-3
 
 
-def test_exact_ball_family_equals_brute_force_vertices():
-    from leakage.design import optimal
-
-    rng = np.random.default_rng(11)
-    for _ in range(12):
-        n = int(rng.integers(2, 5))
-        p = np.maximum(rng.dirichlet(np.full(n, 0.7)), 0.01)
-        p /= p.sum()
-        beta, eps = float(rng.uniform(2 * p.min(), 1.9)), float(rng.uniform(0.1, 2.5))
-        cone = optimal._Cone(p, eps, beta, "pml")
-        brute = cone.polish(optimal._ball_vertices(cone))
-        fam = cone.polish(optimal._ball_family(cone))
-        assert optimal._master(fam, optimal._mu(p, fam))[0] == pytest.approx(
-            optimal._master(brute, optimal._mu(p, brute))[0], abs=1e-9)
-        d = optimal_mechanism(p, eps, beta=beta)  # auto: the exact family, certified
-        assert d.method == "enumerate" and d.certified
-        check_design(d, p, eps, beta)

@@ -109,15 +109,26 @@ def ball_min_output(channel, center, beta) -> np.ndarray:
     over its closure. Valid for full-support P and beta in [0, 2]; probabilities.
     """
     c, p, beta = _check_ball(channel, center, beta)
-    order = np.argsort(-c, axis=0, kind="stable")  # rows by decreasing entry, per column
-    cs = np.take_along_axis(c, order, axis=0)
-    ps = p[order]
+    return np.maximum(ball_min_columns(c, p, beta / 2.0), 0.0)
+
+
+def ball_min_columns(columns: np.ndarray, center: np.ndarray, half: float) -> np.ndarray:
+    """The kernel of :func:`ball_min_output`, without validation: min_{Q in B_beta(P)} Q.v for
+    every column v of the N x K array ``columns`` (any non-negative vectors, not only channel
+    columns), ``half`` = beta/2 [empirical-pml, Appendix B, eq. (85)].
+
+    For callers that validated their inputs once (the design engine calls it in its inner loops).
+    O(N log N) per column.
+    """
+    order = np.argsort(-columns, axis=0, kind="stable")  # rows by decreasing entry, per column
+    cs = np.take_along_axis(columns, order, axis=0)
+    ps = center[order]
     cmin = cs[-1]
-    t = np.minimum(beta / 2.0, 1.0 - ps[-1])
+    t = np.minimum(half, 1.0 - ps[-1])
     before = np.cumsum(ps, axis=0) - ps
     removed = np.clip(t[None, :] - before, 0.0, ps)
     removed[-1] = 0.0  # the receiving row
-    return np.maximum(p @ c - (removed * (cs - cmin[None, :])).sum(axis=0), 0.0)
+    return center @ columns - (removed * (cs - cmin[None, :])).sum(axis=0)
 
 
 def ball_min_output_lp(channel, center, beta) -> np.ndarray:

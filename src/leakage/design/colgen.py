@@ -1,0 +1,207 @@
+"""Column generation over the rays of the privacy cone (MI and linear utilities).
+
+The design problem is the LP  max sum_r lam_r mu(r)  s.t.  sum_r lam_r r = 1, lam >= 0  over the
+extreme rays r of K normalised by P.r = 1 [saeidian-optimal-pml, Thm 6; kairouz2016]. It starts
+from the all-ones column and the warm-start columns, solves the restricted master
+(:mod:`~leakage.design.master`) and prices at its duals w: cheap candidate columns first
+(:mod:`~leakage.design.pricing.heuristic`), the exact searches when they find nothing
+(:mod:`~leakage.design.pricing.mutual_information`), which stop at their first improving columns;
+when no search finds one, their bounds certify ``sum(w) + max(U, 0)``. It stops when
+bound - value <= tol (1 + |value|), after ``max_iterations`` iterations (master solve plus
+pricing; the last one prices fully for the bound) or when a search runs out of nodes with nothing
+found (the result names it).
+
+Complexity: one warm-started LP and one pricing per iteration; pricing is a branch and bound,
+exponential in the worst case, bounded by its node budget.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+
+import numpy as np
+
+from leakage.design.cone import Cone, column_utility
+from leakage.design.master import Master, assemble, channel_of, solve_master
+from leakage.design.pricing.heuristic import heuristic_columns
+from leakage.design.pricing.linear import LiftedLP, linear_pricing
+from leakage.design.pricing.mutual_information import price_bound, price_mi
+from leakage.design.vertices import enumerate_vertices
+
+#: default node budget of each pricing search per call
+DEFAULT_NODES = 20000
+#: node budget of each search for the bound at duals proportional to the prior (once per design)
+FLAT_NODES = 3000
+
+
+@dataclass(frozen=True)
+class Budget:
+    """Stopping rules of one solve: counted work (deterministic) and an optional wall clock.
+
+    ``max_iterations``: column-generation iterations; ``max_nodes``: nodes of each pricing search
+    per call (None: ``DEFAULT_NODES``); ``deadline``: time.perf_counter() value after which no new
+    iteration starts (None: never; set only by ``max_seconds``, which makes results depend on the
+    machine)."""
+
+    max_iterations: int
+    max_nodes: int | None
+    deadline: float | None
+
+    @property
+    def nodes(self) -> int:
+        return DEFAULT_NODES if self.max_nodes is None else int(self.max_nodes)
+
+    def out_of_time(self) -> bool:
+        return self.deadline is not None and time.perf_counter() > self.deadline
+
+
+@dataclass(frozen=True)
+class Solution:
+    """A channel with its certified bound, the master's columns and the solver's statistics."""
+
+    channel: np.ndarray
+    bound: float
+    columns: np.ndarray
+    iterations: int
+    generated: int
+    stats: dict
+
+
+def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndarray) -> Solution:
+    """MI-optimal channel over K: one LP over every vertex (``enumerate``) or column generation;
+    ``start``: polished columns (N x K) that seed the master."""
+    p, n = cone.prior, cone.n
+    if method == "enumerate":
+        cols = np.concatenate([cone.polish(enumerate_vertices(cone)), start], axis=1)
+        obj = column_utility(p, cols)
+        val, lam, w = solve_master(cols, obj)
+        bound = w.sum() + max(float(np.max(obj - w @ cols)), 0.0)
+        return Solution(channel_of(cols, lam, n), float(bound), cols[:, lam > 1e-14], 1, cols.shape[1], {})
+    box_cap = cone.top if cone.kind == "ball" and cone.top >= 1.0 else None
+    cols = np.concatenate([np.ones((n, 1)), start], axis=1)
+    master = Master(n)
+    master.add(cols, column_utility(p, cols))
+    best_bound = math.inf
+    iters, generated, nodes = 0, cols.shape[1], 0
+    last_pricing = None
+    flat = None
+    while True:
+        iters += 1
+        val, lam, w = master.solve()
+        scale = tol * (1 + abs(val))
+        if flat is None:
+            # the bound at duals proportional to P: max over columns of sum_x P_x v_x log v_x (any
+            # channel's MI is a mixture of its columns' utilities), certifying flat optima at once
+            fp = price_bound(cone, np.zeros(n), tol=scale / 4, target=val + scale / 2, max_nodes=FLAT_NODES)
+            flat = fp.bound if math.isfinite(fp.bound) else math.inf
+            stats_flat = {k: {"bound": r.bound, "nodes": r.nodes, "exhausted": r.exhausted}
+                          for k, r in fp.searches.items()}
+            nodes += sum(r.nodes for r in fp.searches.values())
+            best_bound = min(best_bound, flat)
+        if best_bound - val <= scale:
+            break
+        final = iters >= budget.max_iterations or budget.out_of_time()
+        new = extra = None
+        if not final and cone.kind != "ldp":
+            cand = heuristic_columns(cone, w, box_cap if cone.kind == "ball" else None)
+            rc = column_utility(p, cand) - w @ cand
+            # the box: two-level columns go in beside the exact pricing's (at small eps its master
+            # otherwise stalls at the all-ones column: a lift vector is useless without a partner)
+            floor = scale if cone.kind == "box" else max(scale, 1e-7 * (1 + abs(val)))
+            chosen = _best(cand, rc, floor, (n if cone.kind == "box" else 2 * n))
+            if cone.kind == "box":
+                extra = chosen
+            else:
+                new = chosen
+        if new is None:
+            # collect above scale/2 and prune at scale/4: a search that finds nothing leaves a bound of at
+            # most 3/4 scale, so "nothing improving" and "certified" agree
+            pricing = price_mi(cone, w, tol=scale / 4, collect=scale / 2, keep=2 * n, max_nodes=budget.nodes,
+                               find=not final)
+            last_pricing = pricing
+            nodes += sum(r.nodes for r in pricing.searches.values())
+            if math.isfinite(pricing.bound):
+                best_bound = min(best_bound, w.sum() + max(pricing.bound, 0.0))
+            if pricing.columns.shape[1]:
+                cand = cone.polish(pricing.columns)
+                new = _best(cand, column_utility(p, cand) - w @ cand, scale / 2, 2 * n)
+            if extra is not None and best_bound - val > scale:
+                new = extra if new is None else np.concatenate([new, extra], axis=1)
+            if new is None or best_bound - val <= scale or final:
+                break
+        master.add(new, column_utility(p, new))
+        generated += new.shape[1]
+    cols = master.columns
+    stats = {"nodes": nodes, "master_fallbacks": master.fallbacks, "flat_bound": flat, "flat_pricing": stats_flat}
+    if last_pricing is not None:
+        stats["pricing"] = {k: {"bound": r.bound, "nodes": r.nodes, "exhausted": r.exhausted}
+                            for k, r in last_pricing.searches.items()}
+        if best_bound - val > scale:
+            stats["limited_by"] = last_pricing.limited_by or ("max_iterations" if final else "pricing")
+    return Solution(channel_of(cols, lam, n), float(best_bound), cols[:, lam > 1e-14], iters, generated, stats)
+
+
+def _best(cand, rc, floor, k):
+    """The (at most k) columns of ``cand`` with reduced cost above ``floor``, best first; None if none."""
+    keep = rc > floor
+    if not keep.any():
+        return None
+    idx = np.argsort(-rc, kind="stable")[:k]
+    return cand[:, idx[keep[idx]]]
+
+
+def solve_linear(cone: Cone, u, method: str, tol: float, budget: Budget) -> Solution:
+    """Linear utility sum_x P(x) sum_y P(y|x) u(x, y) over K by column generation over
+    (ray, label) pairs (or one LP over every vertex and label), with Wentges dual smoothing."""
+    p, n = cone.prior, cone.n
+    c = p[:, None] * u
+    lifted = None if (cone.kind in ("box", "ldp") or cone.small_ball) else LiftedLP(cone)
+    if method == "enumerate":
+        base = cone.polish(enumerate_vertices(cone))
+        k = base.shape[1]
+        cols = np.tile(base, (1, n))
+        labels = np.repeat(np.arange(n), k)
+        obj = np.einsum("xk,xk->k", c[:, labels], cols)
+        val, lam, w = solve_master(cols, obj)
+        bound = w.sum() + max(float(np.max(c.T @ base - (w @ base)[None, :])), 0.0)
+        return Solution(labelled_channel(cols, labels, lam, n), float(bound), cols[:, lam > 1e-14], 1,
+                        cols.shape[1], {})
+    cols = np.ones((n, n))
+    labels = np.arange(n)
+    master = Master(n)
+    master.add(cols, c.sum(axis=0))
+    best_bound, w_best, iters = math.inf, None, 0
+    while True:
+        iters += 1
+        val, lam, w = master.solve()
+        scale = tol * (1 + abs(val))
+        # Wentges smoothing: price between the best duals so far and the current ones (any duals
+        # give a valid bound); the current duals alone on mispricing
+        for alpha in ((0.7, 0.0) if w_best is not None else (0.0,)):
+            w_s = w if alpha == 0.0 else alpha * w_best + (1 - alpha) * w
+            vals, new = linear_pricing(cone, c - w_s[:, None], lifted)
+            b_s = w_s.sum() + max(float(np.max(vals)), 0.0)
+            if b_s < best_bound:
+                best_bound, w_best = b_s, w_s
+            rc = np.einsum("xk,xk->k", c - w[:, None], new)
+            good = np.flatnonzero(rc > scale)
+            if good.size or alpha == 0.0:
+                break
+        if best_bound - val <= scale or iters >= budget.max_iterations or budget.out_of_time() or good.size == 0:
+            break
+        newc = cone.polish(new[:, good])
+        master.add(newc, np.einsum("xk,xk->k", c[:, good], newc))
+        cols = np.concatenate([cols, newc], axis=1)
+        labels = np.concatenate([labels, good])
+    return Solution(labelled_channel(cols, labels, lam, n), float(best_bound), cols[:, lam > 1e-14], iters,
+                    cols.shape[1] - n, {})
+
+
+def labelled_channel(cols, labels, lam, n: int) -> np.ndarray:
+    """The N x N channel whose output y sums the weighted columns with label y (rows renormalised)."""
+    lam_b, sup = assemble(cols, lam, n)
+    ch = np.zeros((n, n))
+    np.add.at(ch.T, labels[sup], (cols[:, sup] * lam_b[None, :]).T)
+    return ch / ch.sum(axis=1, keepdims=True)

@@ -1,0 +1,119 @@
+"""Exact MI pricing over a whole cone: which searches cover which vertices, in which order.
+
+At the master duals w, pricing maximises f(v) = sum_x P_x v_x log v_x - w.v over the normalised
+columns of K (f is convex: the maximum is at a vertex of the cross-section). The searches:
+
+* box (known prior): :mod:`~leakage.design.pricing.box` with cap e^eps (lift vectors);
+* LDP: :mod:`~leakage.design.pricing.staircase` (staircases);
+* ball (0 < beta < 2): every extreme point of the cross-section (``leakage.design.vertices``) is in
+  one of four families, each searched exactly -- staircases on a light set (the LDP search: every
+  staircase lies in the ball cone), three-level columns with a light top set
+  (:mod:`~leakage.design.pricing.light_top`), columns whose minimum is 0 with a heavy top set (the
+  box search with cap H = e^eps / (1 + e^eps beta/2): the box {0 <= v <= H} lies in the cone and
+  its vertices cover the heavy three-level columns and 1/P(T) on T) and the heavy two-level columns
+  (:mod:`~leakage.design.pricing.staircase`).
+
+Each search has its own node budget. With ``find`` the searches stop at their first improving
+columns and the pricing returns them (bound inf: the master moves on and needs no bound); a
+search that finds none has bounded its family, and the bound over the cone is the largest of the
+searches' bounds.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from leakage.design.bnb import SearchResult
+from leakage.design.cone import Cone
+from leakage.design.pricing.box import box_search
+from leakage.design.pricing.light_top import light_top_search
+from leakage.design.pricing.staircase import heavy_two_level_search, staircase_search
+from leakage.design.vertices import staircase_columns
+
+#: The searches of each cone, in the order they run.
+SEARCHES = {"box": ("box",), "ldp": ("staircase",), "ball": ("staircase", "box_top", "heavy_two_level", "light_top")}
+
+
+@dataclass(frozen=True)
+class Pricing:
+    """``bound`` >= max f over the cone's columns (inf when improving columns were returned first);
+    ``columns``: N x K improving columns (not polished); ``searches``: each search's result."""
+
+    bound: float
+    columns: np.ndarray
+    searches: dict = field(default_factory=dict)
+
+    @property
+    def limited_by(self) -> str | None:
+        """The search whose bound is the pricing bound, when it ran out of nodes."""
+        done = {k: r for k, r in self.searches.items() if math.isfinite(r.bound)}
+        if not done:
+            return None
+        name = max(done, key=lambda k: done[k].bound)
+        return name if done[name].exhausted else None
+
+
+def price_mi(cone: Cone, duals, *, tol: float, collect: float, keep: int, max_nodes: int,
+             find: bool) -> Pricing:
+    """Run the cone's searches (``SEARCHES``) at the duals; see the module docstring. With ``find``,
+    every search first gets a short budget (``SHORT_NODES``) and returns what it collects in it
+    (improving columns are usually near the top of some search); only when none has any do the
+    searches run with the full budget, each stopping once it holds ``keep`` improving columns."""
+    if find and max_nodes > SHORT_NODES:
+        short = _price(cone, duals, tol=tol, collect=collect, keep=keep, max_nodes=SHORT_NODES, stop_count=None,
+                       find=True)
+        if short.columns.shape[1] or not any(r.exhausted for r in short.searches.values()):
+            return short
+    return _price(cone, duals, tol=tol, collect=collect, keep=keep, max_nodes=max_nodes,
+                  stop_count=keep if find else None, find=find)
+
+
+#: node budget of each search's first, short pass when improving columns are wanted
+SHORT_NODES = 300
+
+
+def price_bound(cone: Cone, duals, *, tol: float, target: float, max_nodes: int) -> Pricing:
+    """Only a bound on the pricing maximum at the duals, each search stopping once its bound is at
+    most ``target`` (used to certify at duals other than the master's)."""
+    return _price(cone, duals, tol=tol, collect=math.inf, keep=0, max_nodes=max_nodes, stop_count=None,
+                  find=False, target=target)
+
+
+def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find, target=-math.inf) -> Pricing:
+    p, w, n = cone.prior, np.asarray(duals, dtype=float), cone.n
+    kw = dict(tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target)
+    results: dict[str, SearchResult] = {}
+    for name in SEARCHES[cone.kind]:
+        if name == "box":
+            res = box_search(p, w, cone.E, **kw)
+            cols = res.found
+        elif name == "box_top":
+            res = box_search(p, w, cone.top, **kw)
+            cols = res.found
+        elif name == "staircase":
+            res = staircase_search(p, w, cone.eps, **kw)
+            cols = list(staircase_columns(p, cone.eps, np.array(res.found).T).T) if res.found else []
+        elif name == "light_top":
+            box = results.get("box_top")
+            res = light_top_search(p, w, cone.eps, cone.half, **kw,
+                                   box_bound=box.bound if box is not None else math.inf)
+            cols = res.found
+        else:
+            res = heavy_two_level_search(p, w, cone.eps, cone.half, **kw)
+            cols = [_heavy_column(cone, m) for m in res.found]
+        results[name] = res
+        if find and cols:
+            return Pricing(math.inf, np.array(cols).T, results)
+    bound = max((r.bound for r in results.values()), default=-math.inf)
+    return Pricing(bound, np.zeros((n, 0)), results)
+
+
+def _heavy_column(cone: Cone, mask):
+    """The heavy two-level column with top set ``mask``: low / H (1 + (beta/2) low), P.v = 1."""
+    s = float(cone.prior[mask].sum())
+    H, half = cone.top, cone.half
+    d = 1.0 - (1.0 - H * half) * s
+    return np.where(mask, H * (1.0 + half - s) / d, (1.0 - H * s) / d)
