@@ -20,7 +20,7 @@ import yaml
 
 from leakage.data.adult import categorical_column, parse_raw
 from leakage.measures.dp import randomized_response
-from leakage.experiments import adult_design as study
+from leakage.experiments.adult_design import figures as study
 from leakage.experiments.adult_design import stages
 
 from conftest import ROOT
