@@ -22,6 +22,8 @@ from leakage.data.adult import categorical_column, parse_raw
 from leakage.measures.dp import randomized_response
 from leakage.experiments.adult_design import figures as study
 from leakage.experiments.adult_design import stages
+from leakage.claims import read_claims
+from leakage.tables import read_table
 
 from conftest import ROOT
 from test_workflow import CONFIG as WORKFLOW_CONFIG
@@ -280,12 +282,12 @@ def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
     assert ran.count("experiment_monte_carlo") == 1 and "estimate_priors" in ran
 
     res = workdir / "results/adult-design"
-    priors = pd.read_csv(res / "priors.csv", keep_default_na=False)
+    priors = read_table(res / "priors.csv")
     assert list(priors.columns) == ["attribute", "category", "count", "p_hat"]
     assert priors.groupby("attribute")["count"].sum().tolist() == [500, 500]
-    mechs = pd.read_csv(res / "mechanisms.csv")
+    mechs = read_table(res / "mechanisms.csv")
     assert list(mechs.columns) == stages.MECHANISM_COLUMNS and set(mechs["attribute"]) == {"income", "sex"}
-    release = pd.read_csv(res / "release/sex.csv", keep_default_na=False)
+    release = read_table(res / "release/sex.csv")
     assert list(release.columns) == ["sex"] and len(release) == 500
     assert set(release["sex"]) <= {"Female", "Male"} and release["sex"].nunique() == 2
     expected_cols = {"fig1": ["attribute", "method", "eps", "m", "mi_mean", "mi_std"],
@@ -294,10 +296,10 @@ def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
                      "fig4": ["attribute", "eps", "m", "mi_exact", "mi_prop2"]}  # fmt: skip
     assert (res / "fig2.png").stat().st_size > 10_000
     for fig, cols in expected_cols.items():
-        t = pd.read_csv(res / f"{fig}.csv", keep_default_na=False, na_values=[""])
+        t = read_table(res / f"{fig}.csv")
         assert list(t.columns)[: len(cols)] == cols, fig
         assert not t[cols].isna().any().any(), fig
-    claims = pd.read_csv(res / "claims.csv", dtype={"holds": str}, keep_default_na=False)
+    claims = read_claims(res / "claims.csv")
     guar = claims[claims["figure"] == "mechanisms"]
     assert len(guar) == 3 and (guar["holds"] == "true").all(), guar
     assert (claims.loc[claims["claim"].str.contains("equals the MI"), "holds"] == "true").all()

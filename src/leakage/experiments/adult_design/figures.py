@@ -31,6 +31,7 @@ from leakage.experiments.adult_design.stages import (
 )
 from leakage.measures.information import mutual_information
 from leakage.estimation.uncertainty import local_leakage_capacity_on_ball
+from leakage.tables import read_table
 
 FIG1_COLUMNS = ["attribute", "method", "eps", "m", "mi_mean", "mi_std", "mi_exact_mean", "n_feasible", "n_certified",
                 "iterations", "reason"]
@@ -42,12 +43,8 @@ FIG4_COLUMNS = ["attribute", "eps", "m", "mi_exact", "mi_prop2", "mi_exact_std",
 TOL = 1e-7
 
 
-def _read(path) -> pd.DataFrame:
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
-
-
 def _gather(inputs: dict, prefix: str) -> pd.DataFrame:
-    parts = [_read(path) for name, path in sorted(inputs.items()) if name.startswith(prefix)]
+    parts = [read_table(path) for name, path in sorted(inputs.items()) if name.startswith(prefix)]
     if not parts:
         raise ValueError(f"adult-design: no inputs named {prefix}* (got {sorted(inputs)})")
     return pd.concat(parts, ignore_index=True)
@@ -84,7 +81,7 @@ def fig3(settings, rng, inputs):
     (zeros included), with the category names of ``priors.csv``."""
     s = check_settings(settings)
     h = s["heatmap"]
-    priors, mechs = _read(inputs["priors"]), _read(inputs["mechanisms"])
+    priors, mechs = read_table(inputs["priors"]), read_table(inputs["mechanisms"])
     categories, _, _ = prior_of(priors, h["attribute"])
     rows = []
     for method in h["methods"]:
@@ -267,7 +264,7 @@ def check_claims(tables, settings, rng=None, inputs=None):
         out.append(check("fig4", "pml >= pml_prop2 (route (44)) at every attribute and m", (d >= -TOL).all(),
                          f"{int((d < -TOL).sum())} of {len(d)} violate; " + _worst(d, t4[["attribute", "m"]])))  # fmt: skip
     if inputs and "priors" in inputs and "mechanisms" in inputs:
-        priors, mechs = _read(inputs["priors"]), _read(inputs["mechanisms"])
+        priors, mechs = read_table(inputs["priors"]), read_table(inputs["mechanisms"])
         out += guarantee_claims(priors, mechs)
         if "fig2" in tables:
             out.append(consistency_claim(priors, mechs, tables["fig2"], s["eps"]))
