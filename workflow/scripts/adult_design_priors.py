@@ -6,5 +6,5 @@ from leakage.experiments.adult_design.stages import check_settings, estimate_pri
 from leakage.tables import read_table, save_table
 
 with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
-    settings = check_settings(snakemake.params.settings)
+    settings = check_settings(snakemake.params.settings, ("attributes",))
     save_table(estimate_priors(read_table(snakemake.input.table), settings["attributes"]), snakemake.output.priors)

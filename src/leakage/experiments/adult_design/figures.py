@@ -79,7 +79,7 @@ def fig2(settings, rng, inputs):
 def fig3(settings, rng, inputs):
     """The mechanisms of ``heatmap.attribute`` at ``heatmap.eps`` for ``heatmap.methods``, every entry
     (zeros included), with the category names of ``priors.csv``."""
-    s = check_settings(settings)
+    s = check_settings(settings, ("heatmap",))
     h = s["heatmap"]
     priors, mechs = read_table(inputs["priors"]), read_table(inputs["mechanisms"])
     categories, _, _ = prior_of(priors, h["attribute"])
@@ -247,7 +247,7 @@ def check_claims(tables, settings, rng=None, inputs=None):
     """The study's claims: orderings pml >= pml_prop2 and pml >= ldp >= rr (fig1 exact and empirical,
     fig2, fig4), every mechanism's guarantee (independent check), the gain over LDP growing with m,
     and fig2 consistent with mechanisms.csv."""
-    s = check_settings(settings)
+    s = check_settings(settings, ("eps",))
     out = [engine_claim(fig, tables[fig]) for fig in ("fig2", "fig1") if fig in tables and "reason" in tables[fig]]
     if "fig2" in tables:
         out += _order_claims("fig2", tables["fig2"], "mi", ["attribute", "eps"], "exact I(X;Y) under the full-data P̂")
