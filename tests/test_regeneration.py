@@ -185,8 +185,6 @@ EXPECTED = {
     "src/leakage/data/adult.py": ADULT | ESTIMATES | PROVENANCE_HTML | _chain("empirical-pml", EPML_NOISE),
     # the software versions the data step records in its provenance
     "src/leakage/provenance.py": ADULT | ESTIMATES | PROVENANCE_HTML | _chain("empirical-pml", EPML_NOISE),
-    # cross-field config checks: run by the Snakefile before any job, by no job
-    "src/leakage/config_checks.py": set(),
     # presentation: every plot, no table; the report pages only
     "src/leakage/plots/style.py": _every(_plots),
     "src/leakage/plots/__init__.py": _every(_plots),

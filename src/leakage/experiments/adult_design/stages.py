@@ -60,19 +60,17 @@ MC_COLUMNS = [
 #: engine's defaults). Never a wall-clock limit: same config, same bytes on any machine.
 ENGINE_KEYS = ("tol", "max_iterations", "max_nodes")
 
-#: Defaults of the config section ``adult-design`` (mirrors workflow/schemas/adult-design.schema.yaml).
-DEFAULT_SETTINGS = {
-    "attributes": ["race", "relationship", "marital-status", "workclass", "occupation", "education", "native-country"],
-    "eps": [0.5, 1.0, 2.0],
-    "delta": 1.0e-6,
-    "methods": list(METHODS),
-    "curve": {"eps_min": 0.1, "eps_max": 4.0, "n_eps": 12},
-    "engine": {"tol": 1.0e-6, "max_iterations": 300, "max_nodes": None},
-    "mc_attributes": ["race", "marital-status", "education"],
-    "mc": {"eps": 1.0, "m_min": 100, "m_max": None, "n_m": 12, "iterations": 20,
-           "tol": 1.0e-4, "max_iterations": 30, "max_nodes": 2000},
-    "heatmap": {"attribute": "education", "eps": 1.0, "methods": ["pml", "ldp"]},
-    "release": {"eps": 1.0, "rng": "seeded"},
+#: The keys of the config section ``adult-design`` (config.yaml holds their defaults), with the
+#: keys of its sub-sections. The stages take complete settings: each function needs the keys it
+#: uses (the rules pass only those, so that a change elsewhere in the section reruns nothing).
+SECTION_KEYS = {
+    "attributes": None, "eps": None, "delta": None, "methods": None,
+    "curve": ("eps_min", "eps_max", "n_eps"),
+    "engine": ENGINE_KEYS,
+    "mc_attributes": None,
+    "mc": ("eps", "m_min", "m_max", "n_m", "iterations", *ENGINE_KEYS),
+    "heatmap": ("attribute", "eps", "methods"),
+    "release": ("eps", "rng"),
 }  # fmt: skip
 
 
@@ -115,68 +113,85 @@ def engine_budget(section: Mapping) -> dict:
     return {k: section[k] for k in ENGINE_KEYS}
 
 
-def check_settings(settings: Mapping | None = None) -> dict:
-    """The ``adult-design`` section with defaults filled in, every value checked.
+def check_settings(settings: Mapping, required=()) -> dict:
+    """The ``adult-design`` settings given (a part of the config section), every value checked.
 
-    The schema (workflow/schemas/adult-design.schema.yaml) refuses the same values before any job;
-    this check guards library calls made outside Snakemake. ``ValueError`` names the key.
+    ``required``: the keys the caller uses; each must be given, and a sub-section (``curve``,
+    ``engine``, ``mc``, ``heatmap``, ``release``) must be given whole. There are no defaults here:
+    config.yaml holds them. Constraints between keys are the workflow's config checks
+    (workflow/lib/config_checks.py); this check guards library calls made outside Snakemake.
+    ``ValueError`` names the key.
     """
-    given = dict(settings or {})
-    unknown = sorted(set(given) - set(DEFAULT_SETTINGS))
+    if not isinstance(settings, Mapping):
+        raise TypeError(f"adult-design settings must be a mapping (the config section), got {type(settings).__name__}")
+    unknown = sorted(set(settings) - set(SECTION_KEYS))
     if unknown:
-        _fail(str(unknown[0]), f"unknown key; allowed keys are {sorted(DEFAULT_SETTINGS)}")
-    s = {k: (dict(v) if isinstance(v, dict) else v) for k, v in DEFAULT_SETTINGS.items()}
-    for key, value in given.items():
-        if isinstance(s[key], dict):
-            if not isinstance(value, Mapping):
-                _fail(key, f"must be a mapping, got {value!r}")
-            extra = sorted(set(value) - set(s[key]))
-            if extra:
-                _fail(f"{key}.{extra[0]}", f"unknown key; allowed keys are {sorted(s[key])}")
-            s[key].update(value)
-        else:
+        _fail(str(unknown[0]), f"unknown key; allowed keys are {sorted(SECTION_KEYS)}")
+    missing = [k for k in required if k not in settings]
+    if missing:
+        _fail(str(missing[0]), "missing (config.yaml holds every key of the section with its default)")
+    s = {}
+    for key, value in settings.items():
+        sub = SECTION_KEYS[key]
+        if sub is None:
             s[key] = value
-    s["attributes"] = _check_attributes(s["attributes"], "attributes")
-    if isinstance(s["eps"], (str, bytes)) or not isinstance(s["eps"], (list, tuple)) or not s["eps"]:
-        _fail("eps", f"must be a non-empty list of numbers in (0, 20], got {s['eps']!r}")
-    s["eps"] = sorted({_check_eps(e, "eps") for e in s["eps"]})
-    d = s["delta"]
-    if isinstance(d, bool) or not isinstance(d, (int, float)) or not (0 < d < 1):
-        _fail("delta", f"must be a probability in (0, 1), got {d!r}")
-    s["delta"] = float(d)
-    methods = s["methods"]
-    if isinstance(methods, str) or not isinstance(methods, (list, tuple)) or not methods or any(
-        m not in METHODS for m in methods
-    ):
-        _fail("methods", f"must be a non-empty list from {list(METHODS)}, got {methods!r}")
-    s["methods"] = [m for m in METHODS if m in methods]
-    c = s["curve"]
-    c["eps_min"], c["eps_max"] = _check_eps(c["eps_min"], "curve.eps_min"), _check_eps(c["eps_max"], "curve.eps_max")
-    if c["eps_min"] >= c["eps_max"]:
-        _fail("curve.eps_max", f"must exceed curve.eps_min = {c['eps_min']}, got {c['eps_max']}")
-    if isinstance(c["n_eps"], bool) or not isinstance(c["n_eps"], int) or c["n_eps"] < 2:
-        _fail("curve.n_eps", f"must be an integer >= 2, got {c['n_eps']!r}")
-    _check_engine(s["engine"], "engine")
-    mc = s["mc"]
-    _check_engine(mc, "mc")
-    s["mc_attributes"] = _check_attributes(s["mc_attributes"], "mc_attributes")
-    mc["eps"] = _check_eps(mc["eps"], "mc.eps")
-    for key, low in (("m_min", 2), ("n_m", 1), ("iterations", 1)):
-        if isinstance(mc[key], bool) or not isinstance(mc[key], int) or mc[key] < low:
-            _fail(f"mc.{key}", f"must be an integer >= {low}, got {mc[key]!r}")
-    if mc["m_max"] is not None and (
-        isinstance(mc["m_max"], bool) or not isinstance(mc["m_max"], int) or mc["m_max"] < mc["m_min"]
-    ):
-        _fail("mc.m_max", f"must be null (all records) or an integer >= mc.m_min, got {mc['m_max']!r}")
-    h = s["heatmap"]
-    h["attribute"] = _check_attributes([h["attribute"]], "heatmap.attribute")[0]
-    h["eps"] = _check_eps(h["eps"], "heatmap.eps")
-    if not set(h["methods"]) <= set(METHODS) or not h["methods"]:
-        _fail("heatmap.methods", f"must be a non-empty list from {list(METHODS)}, got {h['methods']!r}")
-    r = s["release"]
-    r["eps"] = _check_eps(r["eps"], "release.eps")
-    if r["rng"] not in ("seeded", "secure"):
-        _fail("release.rng", f"must be 'seeded' or 'secure', got {r['rng']!r}")
+            continue
+        if not isinstance(value, Mapping):
+            _fail(key, f"must be a mapping, got {value!r}")
+        extra = sorted(set(value) - set(sub))
+        if extra:
+            _fail(f"{key}.{extra[0]}", f"unknown key; allowed keys are {sorted(sub)}")
+        absent = [k for k in sub if k not in value]
+        if absent:
+            _fail(f"{key}.{absent[0]}", "missing (config.yaml holds every key of the section with its default)")
+        s[key] = dict(value)
+    if "attributes" in s:
+        s["attributes"] = _check_attributes(s["attributes"], "attributes")
+    if "eps" in s:
+        if isinstance(s["eps"], (str, bytes)) or not isinstance(s["eps"], (list, tuple)) or not s["eps"]:
+            _fail("eps", f"must be a non-empty list of numbers in (0, 20], got {s['eps']!r}")
+        s["eps"] = sorted({_check_eps(e, "eps") for e in s["eps"]})
+    if "delta" in s:
+        d = s["delta"]
+        if isinstance(d, bool) or not isinstance(d, (int, float)) or not (0 < d < 1):
+            _fail("delta", f"must be a probability in (0, 1), got {d!r}")
+        s["delta"] = float(d)
+    if "methods" in s:
+        methods = s["methods"]
+        if isinstance(methods, str) or not isinstance(methods, (list, tuple)) or not methods or any(
+            m not in METHODS for m in methods
+        ):
+            _fail("methods", f"must be a non-empty list from {list(METHODS)}, got {methods!r}")
+        s["methods"] = [m for m in METHODS if m in methods]
+    if "curve" in s:
+        c = s["curve"]
+        c["eps_min"], c["eps_max"] = _check_eps(c["eps_min"], "curve.eps_min"), _check_eps(c["eps_max"], "curve.eps_max")
+        if isinstance(c["n_eps"], bool) or not isinstance(c["n_eps"], int) or c["n_eps"] < 2:
+            _fail("curve.n_eps", f"must be an integer >= 2, got {c['n_eps']!r}")
+    if "engine" in s:
+        _check_engine(s["engine"], "engine")
+    if "mc_attributes" in s:
+        s["mc_attributes"] = _check_attributes(s["mc_attributes"], "mc_attributes")
+    if "mc" in s:
+        mc = s["mc"]
+        _check_engine(mc, "mc")
+        mc["eps"] = _check_eps(mc["eps"], "mc.eps")
+        for key, low in (("m_min", 2), ("n_m", 1), ("iterations", 1)):
+            if isinstance(mc[key], bool) or not isinstance(mc[key], int) or mc[key] < low:
+                _fail(f"mc.{key}", f"must be an integer >= {low}, got {mc[key]!r}")
+        if mc["m_max"] is not None and (isinstance(mc["m_max"], bool) or not isinstance(mc["m_max"], int) or mc["m_max"] < 2):
+            _fail("mc.m_max", f"must be null (all records) or an integer >= 2, got {mc['m_max']!r}")
+    if "heatmap" in s:
+        h = s["heatmap"]
+        h["attribute"] = _check_attributes([h["attribute"]], "heatmap.attribute")[0]
+        h["eps"] = _check_eps(h["eps"], "heatmap.eps")
+        if not set(h["methods"]) <= set(METHODS) or not h["methods"]:
+            _fail("heatmap.methods", f"must be a non-empty list from {list(METHODS)}, got {h['methods']!r}")
+    if "release" in s:
+        r = s["release"]
+        r["eps"] = _check_eps(r["eps"], "release.eps")
+        if r["rng"] not in ("seeded", "secure"):
+            _fail("release.rng", f"must be 'seeded' or 'secure', got {r['rng']!r}")
     return s
 
 
@@ -316,7 +331,7 @@ def design_attribute(priors: pd.DataFrame, attribute: str, settings: Mapping) ->
     Returns (mechanisms rows at the config's eps, fig2's curve: I(X;Y) under P̂ for every method
     at every eps of :func:`curve_eps`). The rows at the config's eps are the same designs.
     """
-    s = check_settings(settings)
+    s = check_settings(settings, ("eps", "delta", "methods", "curve", "engine"))
     categories, p_hat, m = prior_of(priors, attribute)
     beta = beta_star(s["delta"], m, len(categories))
     mech_rows, curve_rows = [], []
@@ -387,7 +402,7 @@ def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.
     attribute (the public alphabet: a larger, conservative radius). The released records are the
     subset itself, so no released record has an unseen category.
     """
-    s = check_settings(settings)
+    s = check_settings(settings, ("delta", "methods", "mc"))
     _, codes = attribute_codes(table, attribute)
     n_all = int(codes.max()) + 1
     eps = s["mc"]["eps"]
@@ -420,7 +435,7 @@ def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.
 def release_attribute(table: pd.DataFrame, mechanisms: pd.DataFrame, attribute: str, settings: Mapping, *, seed: int) -> pd.DataFrame:
     """Stage 3 for one attribute: its column through the ``pml`` mechanism at ``release.eps`` (from
     the attribute's ``mechanisms`` rows), with the generator of ``release.rng``."""
-    s = check_settings(settings)
+    s = check_settings(settings, ("release",))
     eps = s["release"]["eps"]
     rows = mechanisms[(mechanisms["attribute"] == attribute) & (mechanisms["method"] == "pml")
                       & np.isclose(mechanisms["eps"], eps, rtol=0, atol=1e-12)]  # fmt: skip

@@ -79,7 +79,7 @@ def _random_priors(prior: np.ndarray, count: int, radius_max: float, rng: np.ran
 def leakage_increase_table(channel, prior, eps, settings: dict, rng: np.random.Generator) -> pd.DataFrame:
     """The tidy table of Fig. 2: series sample / bound / exact, columns series, beta, leakage_increase."""
     grid = _beta_grid(settings, prior)
-    method = settings.get("exact_method", "closed_form")
+    method = settings["exact_method"]
     bound = [leakage_sensitivity_bound(prior, eps, b) for b in grid]
     exact = [output_divergence_sup_on_ball(channel, prior, b, method=method) for b in grid]
     n_samples = check_count(settings["n_samples"], "n_samples", low=1)

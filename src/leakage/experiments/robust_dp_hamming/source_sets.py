@@ -103,9 +103,9 @@ def source_class(points) -> str:
     return "II" if common_order(points) is not None else "III"
 
 
-#: Most (subsets x points) the exact enumeration of :func:`distortion_threshold` visits (~1 s in
-#: Python);
-#: larger general (Class III) problems are refused rather than left running for hours.
+#: Most (subsets x points) the exact enumeration of :func:`distortion_threshold` visits: its work is
+#: C(M, k) subsets times the points, each an O(k) sum in Python; larger general (Class III) problems
+#: are refused rather than left running for hours.
 MAX_SUBSET_WORK = 200_000
 
 

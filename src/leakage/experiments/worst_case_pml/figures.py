@@ -44,10 +44,10 @@ EQUAL_TOL = 1e-6
 
 def counting_query(settings: dict):
     """Prior Binomial(n, q) on {0..n} and the utility of eq. (11) for the fig1 settings."""
-    n = int(settings.get("n_records", 7))
-    q = float(settings.get("success_probability", 0.5))
+    n = int(settings["n_records"])
+    q = float(settings["success_probability"])
     prior = np.array([math.comb(n, x) * q**x * (1 - q) ** (n - x) for x in range(n + 1)])
-    utility = counting_query_utility(n, penalty=float(settings.get("under_report_penalty", 1.0)))
+    utility = counting_query_utility(n, penalty=float(settings["under_report_penalty"]))
     return prior, utility
 
 
@@ -72,8 +72,7 @@ def pattern_prior(pattern: str, p_low: float, n: int) -> np.ndarray:
 
 
 def p_low_grid(settings: dict) -> np.ndarray:
-    lo, hi, step = (float(settings.get(k, d)) for k, d in
-                    (("p_low_min", 0.01), ("p_low_max", 0.25), ("p_low_step", 0.005)))
+    lo, hi, step = (float(settings[k]) for k in ("p_low_min", "p_low_max", "p_low_step"))
     if not (0 < lo <= hi and step > 0):
         raise ValueError(f"need 0 < p_low_min <= p_low_max and p_low_step > 0, got {lo}, {hi}, {step}")
     count = int(math.floor((hi - lo) / step + 1e-9)) + 1
@@ -87,14 +86,14 @@ def fig1(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFrame
     """Counting query: worst-case utility against eps for the three eps-PML mechanisms."""
     prior, utility = counting_query(settings)
     order = utility_order_matrix(utility)
-    reps = int(settings.get("repetitions", 1000))
+    reps = int(settings["repetitions"])
     build = {
         "utility_safe": lambda eps: utility_safe_mechanism_for(prior, utility, eps),
         "exponential": lambda eps: pml_exponential_mechanism(prior, utility, eps),
         "randomized_response": lambda eps: pml_randomized_response(prior, eps),
     }
     rows = []
-    for eps in eps_grid(prior, float(settings.get("eps_step", 0.05))):
+    for eps in eps_grid(prior, float(settings["eps_step"])):
         for name in MECHANISMS:
             channel = build[name](eps)
             rows.append(
@@ -109,13 +108,13 @@ def fig1(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def _optimality(settings: dict, default_pattern: str) -> pd.DataFrame:
-    pattern = settings.get("pattern", default_pattern)
-    n = int(settings.get("alphabet_size", 4))
+def _optimality(settings: dict) -> pd.DataFrame:
+    pattern = settings["pattern"]
+    n = int(settings["alphabet_size"])
     order = circulant_order_matrix(n)
-    tol = float(settings.get("tolerance", 1e-9))
+    tol = float(settings["tolerance"])
     rows = []
-    for k in settings.get("k", [2, 3]):
+    for k in settings["k"]:
         for p in p_low_grid(settings):
             prior = pattern_prior(pattern, float(p), n)
             rows.append(
@@ -132,12 +131,12 @@ def _optimality(settings: dict, default_pattern: str) -> pd.DataFrame:
 
 def fig2(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFrame:
     """One-low-three-high priors: eps_US(k) and eps*(k) against p_low (Sec. IV-B, Fig. 2)."""
-    return _optimality(settings, "one_low_three_high")
+    return _optimality(settings)
 
 
 def fig3(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFrame:
     """Three-low-one-high priors: eps_US(k) and eps*(k) against p_low (Sec. IV-B, Fig. 3)."""
-    return _optimality(settings, "three_low_one_high")
+    return _optimality(settings)
 
 
 FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3}
@@ -227,7 +226,7 @@ def check_claims(tables: dict, settings: dict, rng=None):
     """The claims of docs/figures.md, checked on the figure tables."""
     out = []
     if "fig1" in tables:
-        out += _fig1_claims(tables["fig1"], settings.get("fig1", {}))
+        out += _fig1_claims(tables["fig1"], settings["fig1"])
     if "fig2" in tables:
         out.append(_equal_claim("fig2", tables["fig2"], [2, 3], "eps_optimal == eps_utility_safe everywhere"))
     if "fig3" in tables:
