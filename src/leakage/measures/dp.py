@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from leakage.validation import check_channel, check_count, check_epsilon, check_tolerance, check_array_size
+from leakage.validation import check_array_size, check_channel, check_count, check_epsilon, check_tolerance
 
 
 def ldp_epsilon(channel) -> float:
