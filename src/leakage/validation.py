@@ -304,3 +304,85 @@ def check_array_size(shape, name: str) -> None:
             f"({cells * 8 / 1024**3:.3g} GiB), more than the {MAX_ARRAY_BYTES / 1024**3:.3g} GiB limit; "
             f"use a smaller {name}"
         )
+
+
+# --------------------------------------------------------------------------- figure settings
+
+_REQUIRED = object()
+
+#: Largest grid or count a figure setting may ask for (points of a curve, samples, iterations,
+#: repetitions): 10^6 of the library's cheapest evaluations already take minutes, 10^12 would never
+#: finish. A setting above it is refused before anything runs.
+MAX_POINTS = 10**6
+
+
+def setting(settings: Any, key: str, check=None, *args, default: Any = _REQUIRED, **kwargs) -> Any:
+    """``settings[key]`` (a figure's config section) checked by ``check(value, key, *args, **kwargs)``;
+    ``default`` when the key is absent (else a ``ValueError`` naming the missing key). The key is
+    the name in every message, as in config.yaml."""
+    if key not in settings:
+        if default is _REQUIRED:
+            raise ValueError(f"settings must give {key!r} (see config.yaml), got keys {sorted(map(str, settings))}")
+        return default
+    value = settings[key]
+    return value if check is None else check(value, key, *args, **kwargs)
+
+
+def check_figure_call(settings: Any, rng: Any, inputs: Any, *, rng_optional: bool = False) -> dict:
+    """The arguments of a figure function ``fn(settings, rng, inputs)`` (leakage.experiments):
+    ``settings`` a mapping, ``rng`` a numpy Generator (``None`` too where ``rng_optional``: a
+    function that draws nothing), ``inputs`` a mapping of data files (``None``: no files).
+    Returns the settings as a dict."""
+    s = check_mapping(settings, "settings")
+    if not (rng_optional and rng is None):
+        check_rng(rng)
+    if inputs is not None:
+        check_mapping(inputs, "inputs")
+    return s
+
+
+def check_input_file(inputs: Any, key: str) -> str:
+    """The path ``inputs[key]`` of a figure's data file: a string naming an existing file."""
+    from pathlib import Path
+
+    inputs = check_mapping(inputs, "inputs", required=(key,))
+    path = inputs[key]
+    if not isinstance(path, (str, Path)) or not str(path):
+        raise TypeError(f"inputs[{key!r}] must be the path of a file, got {_short(path)}")
+    if not Path(path).is_file():
+        raise ValueError(f"inputs[{key!r}] must be an existing file, got {str(path)!r}")
+    return str(path)
+
+
+def check_claims_call(tables: Any, settings: Any, rng: Any, *, figures=None, rng_optional: bool = True):
+    """The arguments of a paper's ``check_claims(tables, settings, rng)``: ``tables`` a non-empty
+    mapping ``{figure: DataFrame}`` (figures of ``figures`` only), ``settings`` the paper's config
+    section (a mapping), ``rng`` a numpy Generator or, where ``rng_optional``, ``None`` (claims
+    that draw nothing). Returns ``(tables, settings)`` as dicts."""
+    t = check_mapping(tables, "tables")
+    if not t:
+        raise ValueError("tables must hold at least one figure table ({figure: DataFrame}), got none")
+    for figure, table in t.items():
+        if figures is not None and figure not in figures:
+            raise ValueError(f"tables: unknown figure {figure!r}; known: {sorted(figures)}")
+        check_frame(table, f"tables[{figure!r}]")
+    s = check_mapping(settings, "settings")
+    if not (rng_optional and rng is None):
+        check_rng(rng)
+    return t, s
+
+
+class in_setting:
+    """Context manager: a ``ValueError``/``TypeError`` raised inside names the config key first
+    (``settings['fig1']: ...``), so that a message from deep in a figure says which section."""
+
+    def __init__(self, key: str):
+        self.key = key
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, exc, tb):
+        if kind is not None and issubclass(kind, (ValueError, TypeError)) and not str(exc).startswith(self.key):
+            raise kind(f"{self.key}: {exc}").with_traceback(tb) from None
+        return False

@@ -93,7 +93,8 @@ def test_failing_claims_are_reported_with_numbers():
         for e, v in ((0.0, -50.0), (0.05, -37.0), (0.1, -50.0))
         for m in exp.MECHANISMS
     ]
-    claims = exp.check_claims({"fig1": pd.DataFrame(rows)}, {"fig1": {}})
+    fig1 = {"n_records": 7, "success_probability": 0.5, "under_report_penalty": 1.0, "eps_step": 0.05, "repetitions": 1000}
+    claims = exp.check_claims({"fig1": pd.DataFrame(rows)}, {"fig1": fig1})
     by = {c.claim: c for c in claims}
     mono = by["utility-safe worst case never decreases with eps"]
     assert not mono.holds and "0.1 (-37 -> -50)" in mono.detail
