@@ -18,6 +18,9 @@ import numpy as np
 #: Absolute tolerance used when checking that probabilities sum to one.
 SUM_TOL = 1e-9
 
+#: Largest count :func:`check_count` accepts: a count must fit numpy's int64.
+MAX_INT = 2**63 - 1
+
 
 def _short(value: Any) -> str:
     """``repr`` of a value cut to 200 characters (a message must not print a whole matrix)."""
@@ -226,6 +229,8 @@ def check_count(value: Any, name: str, *, low: int = 1, high: int | None = None)
     v = int(value)
     if v < low or (high is not None and v > high):
         raise ValueError(f"{name} must be an integer {rng}, got {v}")
+    if v > MAX_INT:
+        raise ValueError(f"{name} must be an integer {rng} and at most 2^63 - 1 (a 64-bit count), got {v:.6g}")
     return v
 
 
