@@ -289,7 +289,9 @@ def epsilon_prime(eps, delta, m, n_symbols) -> float:
     """
     eps = check_epsilon(eps)
     beta = beta_star(delta, m, n_symbols)
-    if beta * np.exp(eps) >= 2.0:
+    with np.errstate(over="ignore"):  # e^eps beyond the float range: inf >= 2, refused below
+        too_wide = beta * np.exp(eps) >= 2.0
+    if too_wide:
         raise ValueError(
             f"eps'(delta) needs beta*(delta) e^eps < 2, got beta*={beta:.6g}, eps={eps:.6g} "
             f"(m={m}, delta={delta}, n_symbols={n_symbols}): use more samples m, a larger delta or "

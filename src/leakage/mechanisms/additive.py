@@ -347,7 +347,8 @@ def gaussian_epsilon_star(eps, beta):
     eps = _array_in(eps, "eps", 0.0, np.inf, low_open=False, high_open=True)
     beta = _array_in(beta, "beta", 0.0, 2.0, low_open=False, high_open=True)
     eps, beta = _broadcast(eps=eps, beta=beta)
-    x = beta * np.exp(eps) / 2.0
+    with np.errstate(over="ignore"):  # e^eps beyond the float range: x = inf, refused below
+        x = beta * np.exp(eps) / 2.0
     if np.any(x >= 1.0):
         raise ValueError(f"beta * e^eps must be < 2 for eq. (64), got max {2 * float(np.max(x)):.6g}")
     return _scalar_or_array(eps - np.log1p(-x))
@@ -394,5 +395,6 @@ def pldp_gaussian_delta(eps, sigma, sensitivity: float = 2.0):
     sigma = check_scalar(sigma, "sigma", low=0.0, high=math.inf, low_inclusive=False, high_inclusive=False)
     sensitivity = check_scalar(sensitivity, "sensitivity", low=0.0, high=math.inf, low_inclusive=False, high_inclusive=False)
     s = np.sqrt(2.0) * eps * sigma / sensitivity
-    f = (s * s - eps) / (2.0 * s)
+    with np.errstate(over="ignore"):  # s^2 beyond the float range: f = inf, delta = erfc(inf) = 0 (the limit)
+        f = (s * s - eps) / (2.0 * s)
     return _scalar_or_array(np.minimum(1.0, erfc(f)))

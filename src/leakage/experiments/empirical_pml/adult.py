@@ -237,7 +237,7 @@ def summarize(feature: str, m_values, settings, b, mi) -> pd.DataFrame:
     m_values = _m_values(m_values)
     settings = _settings(settings)
     b = check_array(b, "b", ndim=3, low=0.0)
-    mi = check_array(mi, "mi", ndim=3, low=0.0)
+    mi = check_array(mi, "mi", ndim=3, low=0.0, high=np.log(2.0) + 1e-9)  # MI of a binary feature
     shape = (mi.shape[0], m_values.size, len(settings))
     for name, arr in (("b", b), ("mi", mi)):
         if arr.shape != shape:

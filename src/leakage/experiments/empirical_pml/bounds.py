@@ -177,7 +177,9 @@ def fig3b(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFram
     rows = []
     for eps in eps_values:
         for m in ms:
-            if beta_star(delta, int(m), n) * np.exp(eps) < 2.0:
+            with np.errstate(over="ignore"):  # e^eps beyond the float range: no row
+                inside = beta_star(delta, int(m), n) * np.exp(eps) < 2.0
+            if inside:
                 rows.append({"eps": eps, "m": int(m), "eps_prime": epsilon_prime(eps, delta, int(m), n)})
     if not rows:
         raise ValueError(

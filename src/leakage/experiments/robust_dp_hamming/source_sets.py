@@ -196,6 +196,11 @@ def _finite_points(points, name: str = "points") -> np.ndarray:
         raise ValueError(f"{name} must be a non-empty n x M array, got shape {p.shape}")
     if not np.all(np.isfinite(p)):
         raise ValueError(f"{name} must be finite")
+    if np.abs(p).max() > MAX_COEFFICIENT:
+        raise ValueError(
+            f"{name} must have coordinates of magnitude <= {MAX_COEFFICIENT:g} (the geometric tolerances are "
+            f"absolute: points of the probability simplex), got {np.abs(p).max():.3g}"
+        )
     return p
 
 

@@ -50,7 +50,7 @@ def check_order_matrix(order, name: str = "order") -> np.ndarray:
     n_rows, n_cols = o.shape
     if n_rows != n_cols:
         raise ValueError(f"{name} must be square (N x N), got shape {o.shape}")
-    if not np.all(o == np.round(o)):
+    if not np.all(o == np.round(o)) or np.any((o < 1) | (o > n_cols)):
         raise ValueError(f"{name} must hold integers (ranks 1..{n_cols})")
     o = o.astype(int)
     target = np.arange(1, n_cols + 1)
