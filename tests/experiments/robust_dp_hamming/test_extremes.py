@@ -170,3 +170,15 @@ def test_chamber_refuses_non_integer_orders():
     for order in ([math.inf, 0], [0.5, 1], [[0, 1]]):
         with pytest.raises((ValueError, TypeError), match="order must be a permutation"):
             chamber_halfspaces(order)
+
+
+def test_every_set_of_the_paper_is_answered_exactly_beyond_the_lp_reach(repo_root):
+    """docs/papers/robust-dp-hamming.md: every source set of the data file has eps_c < EPS_REACH, so
+    no eps and no distortion is refused for them."""
+    from leakage.experiments.robust_dp_hamming.figures import load_source_sets
+
+    data = load_source_sets(repo_root / "workflow" / "data" / "robust-dp-hamming" / "source_sets.yaml")
+    sets = [pts for table in data["tables"].values() for pts in table.values()] + list(data["fig1"].values())
+    for points in sets:
+        assert closed_form_reach(points)[0] < EPS_REACH
+        assert math.isfinite(dp_leakage_distortion(points, 1e-300).eps)
