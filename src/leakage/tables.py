@@ -10,7 +10,9 @@ back with an empty field as the only missing value.
 
 from __future__ import annotations
 
+import glob
 import os
+from contextlib import contextmanager
 from pathlib import Path
 
 import pandas as pd
@@ -21,16 +23,41 @@ def atomic_path(path: Path) -> Path:
     return path.with_name(f".{path.name}.tmp{os.getpid()}")
 
 
-def save_table(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write a tidy table as CSV: header row, no index, full float precision, atomically."""
+def remove_stale_temporaries(path: str | Path) -> list[Path]:
+    """Delete the temporary files a killed writer of ``path`` left beside it (``.<name>.tmp<pid>``,
+    see :func:`atomic_path`); returns them. A process killed with SIGKILL runs no cleanup, so its
+    temporary file stays until the next writer of the same output removes it: the job that
+    rewrites an output (Snakemake reruns an incomplete job) owns its name, one job per output."""
+    path = Path(path)
+    mine = atomic_path(path)
+    stale = [Path(p) for p in glob.glob(str(path.with_name(f".{glob.escape(path.name)}.tmp*")))]
+    stale = [p for p in stale if p != mine and p.name[len(path.name) + 5 :].isdigit()]
+    for p in stale:
+        p.unlink(missing_ok=True)
+    return stale
+
+
+@contextmanager
+def atomic_output(path: str | Path):
+    """``with atomic_output(path) as tmp:`` write ``tmp``; it is moved onto ``path`` at the end of
+    the block (``os.replace``, atomic), removed on an error; temporary files of killed earlier
+    writers of ``path`` are removed first (:func:`remove_stale_temporaries`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_stale_temporaries(path)
     tmp = atomic_path(path)
     try:
-        table.to_csv(tmp, index=False, lineterminator="\n")
+        yield tmp
         os.replace(tmp, path)
     finally:
         tmp.unlink(missing_ok=True)
+
+
+def save_table(table: pd.DataFrame, path: str | Path) -> Path:
+    """Write a tidy table as CSV: header row, no index, full float precision, atomically."""
+    path = Path(path)
+    with atomic_output(path) as tmp:
+        table.to_csv(tmp, index=False, lineterminator="\n")
     return path
 
 

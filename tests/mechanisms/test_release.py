@@ -63,11 +63,11 @@ def test_common_random_numbers_and_the_identity():
 @pytest.mark.parametrize(
     "channel, x, u, message",
     [
-        (np.ones(3) / 3, [0], [0.5], "need a 2-D channel"),
-        (np.eye(2), [[0]], [0.5], "need a 2-D channel"),
-        (np.eye(2), [0, 1], [0.5], "need a 2-D channel"),
-        (np.eye(2), [2], [0.5], "x must index the channel's 2 rows"),
-        (np.eye(2), [-1], [0.5], "x must index the channel's 2 rows"),
+        (np.ones(3) / 3, [0], [0.5], r"channel must be 2-dimensional, got shape \(3,\)"),
+        (np.eye(2), [[0]], [0.5], r"x must be 1-dimensional"),
+        (np.eye(2), [0, 1], [0.5], "x and uniforms must have equal length"),
+        (np.eye(2), [2], [0.5], "x must have entries <= 1"),  # the channel's 2 rows
+        (np.eye(2), [-1], [0.5], "x must have entries >= 0"),
     ],
 )
 def test_bad_shapes_and_indexes_are_refused(channel, x, u, message):

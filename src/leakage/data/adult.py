@@ -23,6 +23,7 @@ import hashlib
 import http.client
 import json
 import logging
+import glob
 import os
 import re
 import subprocess
@@ -281,6 +282,10 @@ def _install_verified(files: Mapping[str, bytes], dest: Path, digests: Mapping, 
     On any failure the temporary files are removed and nothing is left under the final names.
     """
     tmp = {name: dest / f".{name}.part{os.getpid()}" for name in RAW_FILES}
+    for name in RAW_FILES:  # left by a killed earlier run (SIGKILL runs no cleanup)
+        for stale in dest.glob(f".{glob.escape(name)}.part*"):
+            if stale != tmp[name] and stale.name[len(name) + 6 :].isdigit():
+                stale.unlink(missing_ok=True)
     try:
         verified = {}
         for name in RAW_FILES:
@@ -415,14 +420,11 @@ def check_counts(table: pd.DataFrame, expected: Mapping) -> dict:
 
 def _write_atomic(path: str | Path, write: Callable[[Path], None]) -> Path:
     """Call ``write(tmp)`` on a temporary name beside ``path``, then move it into place."""
+    from leakage.tables import atomic_output
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
+    with atomic_output(path) as tmp:
         write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
     return path
 
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from leakage.validation import check_channel, check_count, check_epsilon, check_tolerance, check_array_size
+from leakage.validation import check_array_size, check_channel, check_count, check_epsilon, check_tolerance
 
 
 def ldp_epsilon(channel) -> float:
@@ -43,7 +43,8 @@ def randomized_response(n_outputs, eps) -> np.ndarray:
     [worst-case-pml, Sec. IV-A]; for N = 2 the binary symmetric channel of [mi-dp], Property 1's extreme pair).
 
     P(y|x) = e^eps / (e^eps + N - 1) if y = x, else 1 / (e^eps + N - 1); eps >= 0 in nats
-    (``inf`` gives the identity). N >= 1. Its LDP leakage is exactly eps.
+    (``inf`` gives the identity). N >= 1. Its LDP leakage is exactly eps (beyond ~745 nats the
+    off-diagonal entries e^-eps / (1 + (N-1) e^-eps) underflow to 0: the float matrix is the identity).
     """
     n = check_count(n_outputs, "n_outputs", low=1)
     check_array_size((n, n), "n_outputs")

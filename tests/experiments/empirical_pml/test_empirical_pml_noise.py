@@ -165,7 +165,7 @@ def test_bad_settings():
         Setting("dp", 1.0, 0.0)
     with pytest.raises(ValueError, match=r"delta must be in \(0, 1\]"):
         Setting("pml", 1.0, 0.0)
-    with pytest.raises(ValueError, match="m must be <= the number of records"):
+    with pytest.raises(ValueError, match="m_values must be <= the number of records"):
         simulate(np.array([-1, 1, 1]), [5], [Setting("ldp", 1.0, 0.0)], 2, np.random.default_rng(0))
     with pytest.raises(ValueError, match="path must be one of"):
         simulate(np.array([-1, 1, 1]), [2], [Setting("ldp", 1.0, 0.0)], 2, np.random.default_rng(0), path="x")

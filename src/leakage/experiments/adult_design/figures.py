@@ -32,6 +32,16 @@ from leakage.experiments.adult_design.stages import (
 from leakage.measures.information import mutual_information
 from leakage.estimation.uncertainty import local_leakage_capacity_on_ball
 from leakage.tables import read_table
+from leakage.validation import (
+    check_claims_call,
+    check_figure_call,
+    check_frame,
+    check_input_file,
+    check_list,
+    check_mapping,
+    check_scalar,
+    check_tolerance,
+)
 
 FIG1_COLUMNS = ["attribute", "method", "eps", "m", "mi_mean", "mi_std", "mi_exact_mean", "n_feasible", "n_certified",
                 "iterations", "reason"]
@@ -44,7 +54,8 @@ TOL = 1e-7
 
 
 def _gather(inputs: dict, prefix: str) -> pd.DataFrame:
-    parts = [read_table(path) for name, path in sorted(inputs.items()) if name.startswith(prefix)]
+    inputs = check_mapping(inputs, "inputs")
+    parts = [read_table(check_input_file(inputs, name)) for name in sorted(inputs) if str(name).startswith(prefix)]
     if not parts:
         raise ValueError(f"adult-design: no inputs named {prefix}* (got {sorted(inputs)})")
     return pd.concat(parts, ignore_index=True)
@@ -56,6 +67,7 @@ def _bool(series: pd.Series) -> pd.Series:
 
 def fig1(settings, rng, inputs):
     """Empirical MI (67) vs m per MC attribute and method at ``mc.eps`` (mean, std over iterations)."""
+    check_settings(check_figure_call(settings, rng, inputs, rng_optional=True))
     mc = _gather(inputs, "mc_")
     mc["feasible"], mc["certified"] = _bool(mc["feasible"]), _bool(mc["certified"])
     mc["reason"] = mc["reason"].astype(object).where(mc["reason"].notna(), "")
@@ -70,6 +82,7 @@ def fig1(settings, rng, inputs):
 
 def fig2(settings, rng, inputs):
     """Exact I(X;Y) under the full-data P̂ vs eps, every attribute and method (the design jobs' curves)."""
+    check_settings(check_figure_call(settings, rng, inputs, rng_optional=True))
     curve = _gather(inputs, "curve_")
     curve["feasible"], curve["certified"] = _bool(curve["feasible"]), _bool(curve["certified"])
     curve["reason"] = curve["reason"].astype(object).where(curve["reason"].notna(), "")
@@ -79,10 +92,14 @@ def fig2(settings, rng, inputs):
 def fig3(settings, rng, inputs):
     """The mechanisms of ``heatmap.attribute`` at ``heatmap.eps`` for ``heatmap.methods``, every entry
     (zeros included), with the category names of ``priors.csv``."""
+    check_figure_call(settings, rng, inputs, rng_optional=True)
     s = check_settings(settings, ("heatmap",))
     h = s["heatmap"]
-    priors, mechs = read_table(inputs["priors"]), read_table(inputs["mechanisms"])
-    categories, _, _ = prior_of(priors, h["attribute"])
+    priors, mechs = read_table(check_input_file(inputs, "priors")), read_table(check_input_file(inputs, "mechanisms"))
+    try:
+        categories, _, _ = prior_of(priors, h["attribute"])
+    except ValueError as exc:
+        raise ValueError(f"adult-design.heatmap.attribute: {exc}") from None
     rows = []
     for method in h["methods"]:
         sel = mechs[(mechs["attribute"] == h["attribute"]) & (mechs["method"] == method) & np.isclose(mechs["eps"], h["eps"])]
@@ -101,6 +118,7 @@ def fig3(settings, rng, inputs):
 
 def fig4(settings, rng, inputs):
     """Exact I(X;Y) under the subset's P̂: the exact optimum (pml) vs route (44) (pml_prop2), vs m."""
+    check_settings(check_figure_call(settings, rng, inputs, rng_optional=True))
     mc = _gather(inputs, "mc_")
     mc["feasible"] = _bool(mc["feasible"])
     mc["reason"] = mc["reason"].astype(object).where(mc["reason"].notna(), "")
@@ -159,6 +177,9 @@ def guarantee_claims(priors: pd.DataFrame, mechanisms: pd.DataFrame, tol: float 
     pml and pml_prop2: sup of PML on B_beta(P̂) = C(channel, B_beta(P̂)) <= eps [empirical-pml,
     eq. (23)], closed form (Appendix B) and LP; ldp and rr: the LDP ratio <= eps; every channel
     row-stochastic."""
+    check_frame(priors, "priors", columns=("attribute", "category", "count"))
+    check_frame(mechanisms, "mechanisms", columns=("attribute", "method", "eps", "beta", "x", "y", "probability"), empty=True)
+    tol = check_tolerance(tol)
     worst = {"pml": (-np.inf, ""), "ldp": (-np.inf, "")}
     count = {"pml": 0, "ldp": 0}
     bad_rows, n_bad_rows = [], 0
@@ -197,6 +218,10 @@ def guarantee_claims(priors: pd.DataFrame, mechanisms: pd.DataFrame, tol: float 
 def consistency_claim(priors: pd.DataFrame, mechanisms: pd.DataFrame, fig2_table: pd.DataFrame, eps_values) -> object:
     """fig2's rows at the config's eps equal I(X;Y) under P̂ of the mechanisms in mechanisms.csv
     (an infeasible design has no rows there and mi 0 with its reason in fig2)."""
+    check_frame(priors, "priors", columns=("attribute", "category", "count"))
+    check_frame(mechanisms, "mechanisms", columns=("attribute", "method", "eps", "x", "y", "probability"), empty=True)
+    check_frame(fig2_table, "fig2_table", columns=("attribute", "method", "eps", "mi", "feasible"))
+    eps_values = check_list(eps_values, "eps_values", lambda v, name: check_scalar(v, name, low=0.0, high=20.0, low_inclusive=False))
     worst, n, problems = 0.0, 0, []
     for _, r in fig2_table[np.isin(fig2_table["eps"], eps_values)].iterrows():
         rows = mechanisms[(mechanisms["attribute"] == r["attribute"]) & (mechanisms["method"] == r["method"])
@@ -218,6 +243,7 @@ def consistency_claim(priors: pd.DataFrame, mechanisms: pd.DataFrame, fig2_table
 
 def gain_claims(fig1_table: pd.DataFrame) -> list:
     """pml's gain over ldp (exact I under the subset's P̂, mean over iterations) grows with m."""
+    check_frame(fig1_table, "fig1_table", columns=("attribute", "method", "m", "mi_exact_mean"))
     out = []
     for attribute, g in fig1_table.groupby("attribute", sort=False):
         wide = g.pivot_table(index="m", columns="method", values="mi_exact_mean", aggfunc="first").sort_index()
@@ -234,6 +260,9 @@ def gain_claims(fig1_table: pd.DataFrame) -> list:
 
 def engine_claim(figure: str, table: pd.DataFrame) -> object:
     """Every design the engine was asked for succeeded (no row with reason ENGINE_FAILED)."""
+    if not isinstance(figure, str) or not figure:
+        raise TypeError(f"figure must be a figure id (a string), got {figure!r:.100}")
+    check_frame(table, "table", empty=True)
     reason = table["reason"].astype(str) if "reason" in table else pd.Series([], dtype=str)
     failed = table[reason.str.startswith(ENGINE_FAILED)]
     keys = [k for k in ("attribute", "method", "eps", "m") if k in table]
@@ -246,7 +275,11 @@ def engine_claim(figure: str, table: pd.DataFrame) -> object:
 def check_claims(tables, settings, rng=None, inputs=None):
     """The study's claims: orderings pml >= pml_prop2 and pml >= ldp >= rr (fig1 exact and empirical,
     fig2, fig4), every mechanism's guarantee (independent check), the gain over LDP growing with m,
-    and fig2 consistent with mechanisms.csv."""
+    and fig2 consistent with mechanisms.csv (``rng``: unused, may be None; ``inputs``: priors and
+    mechanisms, optional)."""
+    tables, settings = check_claims_call(tables, settings, rng, figures=FIGURES)
+    if inputs is not None:
+        inputs = check_mapping(inputs, "inputs")
     s = check_settings(settings, ("eps",))
     out = [engine_claim(fig, tables[fig]) for fig in ("fig2", "fig1") if fig in tables and "reason" in tables[fig]]
     if "fig2" in tables:
@@ -264,7 +297,7 @@ def check_claims(tables, settings, rng=None, inputs=None):
         out.append(check("fig4", "pml >= pml_prop2 (route (44)) at every attribute and m", (d >= -TOL).all(),
                          f"{int((d < -TOL).sum())} of {len(d)} violate; " + _worst(d, t4[["attribute", "m"]])))  # fmt: skip
     if inputs and "priors" in inputs and "mechanisms" in inputs:
-        priors, mechs = read_table(inputs["priors"]), read_table(inputs["mechanisms"])
+        priors, mechs = read_table(check_input_file(inputs, "priors")), read_table(check_input_file(inputs, "mechanisms"))
         out += guarantee_claims(priors, mechs)
         if "fig2" in tables:
             out.append(consistency_claim(priors, mechs, tables["fig2"], s["eps"]))
