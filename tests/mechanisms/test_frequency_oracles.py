@@ -1,7 +1,8 @@
 """The LDP frequency oracles (leakage.mechanisms.frequency_oracles) against two independent
 libraries, pure-ldp and multi-freq-ldpy (the same probabilities and variance formulas, the same
-estimates on the same reports), against the estimator for any channel (GRR is randomized
-response), against the SplitMix64 reference outputs, and by Monte Carlo: the per-record clients
+estimates on the same reports, their clients' supports), against the estimator for any channel
+(GRR is randomized response), against subset selection's probabilities by enumerating the
+subsets, against the SplitMix64 reference outputs, and by Monte Carlo: the per-record clients
 against the exact variances and the exact fast samplers against the per-record clients.
 
 Units: the libraries' servers estimate counts (pure-ldp) or frequencies normalised onto the
@@ -287,6 +288,65 @@ def test_coverage_of_the_oracle_intervals():
         assert np.all(np.abs(covered.mean(axis=0) - 0.95) < 5 * math.sqrt(0.95 * 0.05 / 2000)), covered.mean(axis=0)
 
 
+# --- subset selection ---------------------------------------------------------------------------
+
+SS_K = 12  # at eps = 1 the subsets have d = round(12 / (e + 1)) = 3 categories
+
+
+@pytest.mark.parametrize("k, eps", [(5, 0.3), (12, 1.0), (7, 0.05), (12, 3.0)])
+def test_subset_selection_probabilities_by_enumerating_the_subsets(k, eps):
+    """P(v in Z) for the reporter's value and another, summing over every d-subset Z its
+    probability, proportional to e^eps if it contains the value and 1 if not [ye2018]."""
+    from itertools import combinations
+
+    ss = FrequencyOracle("ss", k, eps)
+    d = ss.subset_size
+    assert d == max(1, int(np.rint(k / (math.exp(eps) + 1))))
+    weights = {z: math.exp(eps) if 0 in z else 1.0 for z in combinations(range(k), d)}
+    total = sum(weights.values())
+    assert ss.p == pytest.approx(sum(w for z, w in weights.items() if 0 in z) / total, rel=1e-12)
+    assert ss.q == pytest.approx(sum(w for z, w in weights.items() if 1 in z) / total, rel=1e-12)
+
+
+def test_subset_selection_is_multi_freq_ldpys_on_the_same_reports():
+    """Our SS reports through multi-freq-ldpy's ``SS_Aggregator_MI`` (its d, p, q; clip and
+    renormalise) equal our estimate post-processed the same way; its client (``SS_Client``, as
+    plain Python) supports what our formulas say."""
+    from multi_freq_ldpy.pure_frequency_oracles.SS import SS_Aggregator_MI, SS_Client
+
+    values = np.repeat(np.arange(SS_K), np.arange(SS_K, 0, -1) * 20)
+    m = values.size
+    f = np.bincount(values, minlength=SS_K) / m
+    rng = np.random.default_rng(13)
+    for eps in (0.3, 1.0):
+        ss = FrequencyOracle("ss", SS_K, eps)
+        reports = oracle_perturb(ss, values, rng)
+        ours = oracle_estimate(ss, oracle_support_counts(ss, reports), m).estimate
+        np.testing.assert_allclose(_clip_normalise(ours), SS_Aggregator_MI(list(reports), SS_K, eps), atol=1e-12)
+    np.random.seed(14)
+    ss = FrequencyOracle("ss", SS_K, 1.0)
+    theirs = np.bincount(np.concatenate([SS_Client.py_func(int(v), SS_K, 1.0) for v in np.tile(values, 5)]), minlength=SS_K)
+    n = 5 * m
+    mean = n * (f * ss.p + (1 - f) * ss.q)
+    var = n * (f * ss.p * (1 - ss.p) + (1 - f) * ss.q * (1 - ss.q))
+    assert np.all(np.abs(theirs - mean) / np.sqrt(var) < 5)
+
+
+def test_subset_selection_client_has_the_exact_mse():
+    ss = FrequencyOracle("ss", SS_K, 1.0)
+    values = np.repeat(np.arange(SS_K), np.arange(SS_K, 0, -1) * 20)
+    m = values.size
+    f = np.bincount(values, minlength=SS_K) / m
+    rng = np.random.default_rng(15)
+    sq = np.array([
+        np.sum((oracle_estimate(ss, oracle_sample_support_counts(ss, np.bincount(values, minlength=SS_K), rng), m).estimate - f) ** 2)
+        for _ in range(1000)
+    ])
+    assert abs(sq.mean() - oracle_mse(ss, f, m)) < 5 * sq.std() / math.sqrt(sq.size)
+    reports = oracle_perturb(ss, values, rng)
+    assert reports.shape == (m, 3) and np.all(np.diff(np.sort(reports, axis=1), axis=1) > 0)
+
+
 # --- the OLH hash --------------------------------------------------------------------------------
 
 
@@ -353,7 +413,7 @@ def test_infinite_eps():
 
 def test_bad_reports_values_and_counts_are_refused():
     rng = np.random.default_rng(0)
-    grr, oue, olh = (FrequencyOracle(n, K, EPS) for n in ORACLES)
+    grr, oue, olh, ss = (FrequencyOracle(n, K, EPS) for n in ORACLES)
     cases = [
         (lambda: oracle_perturb(grr, [0, 5], rng), "values"),
         (lambda: oracle_perturb(grr, [0, 1], "rng"), "rng"),
@@ -363,6 +423,9 @@ def test_bad_reports_values_and_counts_are_refused():
         (lambda: oracle_support_counts(oue, np.full((3, 5), 2)), "reports"),
         (lambda: oracle_support_counts(olh, np.zeros((3, 3), dtype=np.uint64)), "reports"),
         (lambda: oracle_support_counts(olh, np.array([[1, 9]], dtype=np.uint64)), "reports"),
+        (lambda: oracle_support_counts(ss, [[0, 1]]), "reports"),
+        (lambda: oracle_support_counts(ss, [[7]]), "reports"),
+        (lambda: oracle_support_counts(FrequencyOracle("ss", 12, EPS), [[1, 1, 2]]), "reports"),
         (lambda: oracle_sample_support_counts(oue, [1, 2, 3], rng), "value_counts"),
         (lambda: oracle_estimate(oue, [1, 2, 3, 4, 50], 10), "support_counts"),
         (lambda: oracle_estimate(grr, [1, 2, 3, 4, 5], 10), "support_counts"),

@@ -1,7 +1,8 @@
-"""The standard LDP frequency oracles of [wang2017]: GRR, OUE and OLH, each with its client
-(perturb every record), its server (support counts, the unbiased estimate) and its variance.
+"""The standard LDP frequency oracles of [wang2017], GRR, OUE and OLH, and subset selection
+[ye2018], each with its client (perturb every record), its server (support counts, the unbiased
+estimate) and its variance.
 
-All three are *pure* protocols [wang2017]: a report supports a set of values; it supports the
+All four are *pure* protocols [wang2017]: a report supports a set of values; it supports the
 reporter's own value with probability ``p`` and any other given value with probability ``q < p``.
 From the support counts ``S_v`` of m reports the standard estimate of the frequency of v is
 ``f_hat_v = (S_v / m - q) / (p - q)`` (unbiased; the estimates need not sum to one exactly, and
@@ -20,6 +21,11 @@ may be negative). The protocols, with k categories and eps in nats:
   ``q = 1 / g`` (another value collides with probability 1/g). ``g = round(e^eps) + 1``, the
   optimum of [wang2017] (``e^eps + 1`` rounded; pure-ldp and multi-freq-ldpy use the same). The
   hash is :func:`olh_hash`.
+* ``ss``, subset selection [ye2018]: the report is a set of ``d = max(1, round(k / (e^eps + 1)))``
+  categories, drawn with probability proportional to e^eps if it contains the value, 1 if not: it
+  contains the value with probability ``p = d e^eps / (d e^eps + k - d)``, another given value with
+  ``q = d ((d - 1) e^eps + k - d) / ((k - 1)(d e^eps + k - d))`` (multi-freq-ldpy's d and q). At
+  d = 1 it is GRR.
 
 Variance with the m records fixed (histogram f) -- the setting of a release of given data: the
 supports of different records are independent, so ``Var f_hat_v = (f_v p (1 - p) + (1 - f_v)
@@ -49,7 +55,7 @@ from leakage.validation import (
 )
 
 #: The protocols (``FrequencyOracle.name``).
-ORACLES = ("grr", "oue", "olh")
+ORACLES = ("grr", "oue", "olh", "ss")
 #: Most categories an oracle takes (indices stay exact in int64 arithmetic and float64).
 MAX_CATEGORIES = 2**31
 #: Largest OLH hash range g (eps up to about 21.4 nats): the hash values must stay exact integers.
@@ -118,11 +124,11 @@ def _as_seeds(seeds) -> np.ndarray:
 class FrequencyOracle:
     """One of the pure LDP frequency oracles of [wang2017] (``name`` in ``ORACLES``) on
     ``n_categories`` = k categories (2 <= k <= ``MAX_CATEGORIES``) at ``eps`` > 0 nats (``inf``
-    allowed for grr and oue).
+    allowed for grr, oue and ss).
 
     ``p``: the probability that a report supports the reporter's own value; ``q``: that it
-    supports a given other value; ``hash_range``: OLH's g (None for grr and oue). Built and
-    checked from the three arguments: ``FrequencyOracle("oue", 5, 1.0)``.
+    supports a given other value; ``hash_range``: OLH's g, ``subset_size``: SS's d (None for the
+    others). Built and checked from the three arguments: ``FrequencyOracle("oue", 5, 1.0)``.
     """
 
     name: str
@@ -131,6 +137,7 @@ class FrequencyOracle:
     p: float = field(init=False)
     q: float = field(init=False)
     hash_range: int | None = field(init=False)
+    subset_size: int | None = field(init=False)
 
     def __post_init__(self):
         if not isinstance(self.name, str) or self.name not in ORACLES:
@@ -139,20 +146,34 @@ class FrequencyOracle:
         if k > MAX_CATEGORIES:
             raise ValueError(f"n_categories must be at most {MAX_CATEGORIES}, got {k}")
         eps = check_scalar(self.eps, "eps", low=0.0, low_inclusive=False)
-        g = None
+        g = d = None
         if self.name == "grr":
             p, q = randomized_response_probabilities(k, eps)
         elif self.name == "oue":
             p, q = 0.5, math.exp(-eps) / (1.0 + math.exp(-eps))  # 1 / (e^eps + 1), 0 at inf
-        else:
+        elif self.name == "olh":
             g = olh_hash_range(eps)
             p = 1.0 / (1.0 + (g - 1) * math.exp(-eps))
             q = 1.0 / g
+        else:
+            d, p, q = _subset_selection(k, eps)
         object.__setattr__(self, "n_categories", k)
         object.__setattr__(self, "eps", eps)
         object.__setattr__(self, "p", p)
         object.__setattr__(self, "q", q)
         object.__setattr__(self, "hash_range", g)
+        object.__setattr__(self, "subset_size", d)
+
+
+def _subset_selection(k: int, eps: float) -> tuple[int, float, float]:
+    """SS's subset size d = max(1, round(k / (e^eps + 1))) (half to even, as numpy's rint) and its
+    p = d e^eps / (d e^eps + k - d), q = d ((d - 1) e^eps + k - d) / ((k - 1)(d e^eps + k - d)),
+    divided through by e^eps for large eps [ye2018]."""
+    off = math.exp(-eps)
+    d = max(1, int(np.rint(k * off / (1.0 + off))))
+    p = d / (d + (k - d) * off)
+    q = d * ((d - 1) + (k - d) * off) / ((k - 1) * (d + (k - d) * off))
+    return d, p, q
 
 
 def _check_oracle(oracle) -> FrequencyOracle:
@@ -172,8 +193,9 @@ def oracle_perturb(oracle, values, rng) -> np.ndarray:
     ``numpy.random.Generator``). ``values``: the m records' categories (integers in [0, k)).
 
     Reports: ``grr``, int64 (m,), the reported category; ``oue``, bool (m, k), the perturbed bits;
-    ``olh``, uint64 (m, 2), column 0 the hash seed, column 1 the reported hash value in [0, g).
-    Vectorised: O(m) for grr and olh, O(m k) for oue (refused above 2 GiB).
+    ``olh``, uint64 (m, 2), column 0 the hash seed, column 1 the reported hash value in [0, g);
+    ``ss``, int64 (m, d), the reported subset (distinct categories). Vectorised: O(m) for grr and
+    olh, O(m k) for oue and O(m k log k) for ss (refused above 2 GiB).
     """
     oracle = _check_oracle(oracle)
     k = oracle.n_categories
@@ -189,6 +211,15 @@ def oracle_perturb(oracle, values, rng) -> np.ndarray:
         bits = rng.random((m, k)) < oracle.q
         bits[np.arange(m), x] = rng.random(m) < oracle.p
         return bits
+    if oracle.name == "ss":
+        check_array_size((m, k), "values")
+        d = oracle.subset_size
+        keys = rng.random((m, k))
+        keys[np.arange(m), x] = 2.0  # never among the d smallest: the others' keys are < 1
+        subset = np.argsort(keys, axis=1)[:, :d]  # a uniform d-subset of the other categories
+        contains = rng.random(m) < oracle.p
+        subset[contains, d - 1] = x[contains]  # the value and a uniform (d-1)-subset of the others
+        return subset.astype(np.int64)
     g = oracle.hash_range
     seeds = rng.integers(0, 2**64, size=m, dtype=np.uint64, endpoint=False)
     hashed = olh_hash(seeds, x, g)
@@ -205,13 +236,23 @@ def oracle_support_counts(oracle, reports) -> np.ndarray:
 
     ``reports`` as :func:`oracle_perturb` returns them: ``grr`` the reported categories (S is their
     count), ``oue`` the (m, k) bits (S is the column sums), ``olh`` the (m, 2) seeds and hash values
-    (S_v counts the reports whose hash of v equals the reported value: O(m k), memory O(m)).
+    (S_v counts the reports whose hash of v equals the reported value: O(m k), memory O(m)), ``ss``
+    the (m, d) subsets (S_v counts the subsets containing v).
     """
     oracle = _check_oracle(oracle)
     k = oracle.n_categories
     if oracle.name == "grr":
         y = check_indices(reports, "reports", k, n_name="the oracle's categories")
         return np.bincount(y, minlength=k).astype(np.int64)
+    if oracle.name == "ss":
+        d = oracle.subset_size
+        r = np.asarray(reports)
+        if r.ndim != 2 or r.shape[1] != d or r.shape[0] == 0:
+            raise ValueError(f"reports must be an (m, {d}) array of subsets with m >= 1, got shape {r.shape}")
+        flat = check_indices(r.ravel(), "reports", k, n_name="the oracle's categories")
+        if d > 1 and np.any(np.diff(np.sort(flat.reshape(r.shape), axis=1), axis=1) == 0):
+            raise ValueError("reports must be subsets: a category appears twice in one report")
+        return np.bincount(flat, minlength=k).astype(np.int64)
     r = np.asarray(reports)
     if oracle.name == "oue":
         if r.ndim != 2 or r.shape[1] != k or r.shape[0] == 0:
@@ -237,8 +278,9 @@ def oracle_sample_support_counts(oracle, value_counts, rng) -> np.ndarray:
     ``grr``: the output counts, sum_v Multinomial(n_v, row v of the randomized-response channel)
     (:func:`leakage.mechanisms.release.channel_output_counts`, O(k^2)). ``oue``: the bits are
     independent given the records, so ``S_v ~ Binomial(n_v, p) + Binomial(m - n_v, q)``
-    independently (O(k)). ``olh``: the supports of one report are dependent across categories, so
-    the reports are simulated per record (:func:`oracle_perturb`, vectorised) and counted, O(m k).
+    independently (O(k)). ``olh`` and ``ss``: the supports of one report are dependent across
+    categories, so the reports are simulated per record (:func:`oracle_perturb`, vectorised) and
+    counted, O(m k).
     """
     oracle = _check_oracle(oracle)
     k = oracle.n_categories
