@@ -386,7 +386,7 @@ def estimate_frequencies(
 
     ``method="mle"``: the maximum-likelihood histogram on the simplex, by EM (the iterative Bayesian
     update of [agrawal2001]) from the uniform histogram, accelerated by SQUAREM [varadhan2008]
-    (plain EM needs up to hundreds of thousands of updates where the maximum is on the boundary),
+    (plain EM converges slowly, sublinearly at worst, where the maximum is on the boundary),
     at most ``max_iter`` EM updates (a counted budget; deterministic), stopping once the
     log-likelihood is certified within ``tol`` nats per record of its maximum
     (``max_x g_x - 1 <= tol``, ``g = channel (q_hat / channel^T f)``). ``iterations`` (EM updates
