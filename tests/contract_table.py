@@ -83,7 +83,23 @@ EXAMPLES = {
     "n": 3,
     "uniforms": [0.1, 0.5, 0.9],
     "inputs": {},
+    # frequency estimation and the LDP frequency oracles (3 categories)
+    "reports": [0, 1, 2, 2, 1, 0, 0],
+    "output_counts": [3, 2, 4],
+    "input_counts": [5, 3, 2],
+    "value_counts": [5, 3, 2],
+    "support_counts": [40, 35, 25],
+    "values": [0, 1, 2, 2, 1, 0],
+    "seeds": [1, 2, 3, 4, 5, 6],
+    "hash_range": 3,
+    "oracle": lambda ctx: _oracle(),
 }
+
+
+def _oracle():
+    from leakage.mechanisms.frequency_oracles import FrequencyOracle
+
+    return FrequencyOracle("grr", 3, 1.0)
 
 
 def _curves():
@@ -667,6 +683,29 @@ def _rd_consistent(out, kw) -> bool:
             and abs(dist - float(p @ (w * d).sum(axis=1))) <= 1e-9 * max(1.0, abs(dist)))
 
 
+def _information(kw):
+    """J = C diag(1/q) C^T, q = prior C, and its inverse by numpy's dense inverse (the library uses
+    an SVD of the scaled channel)."""
+    c, p = np.asarray(kw["channel"], float), np.asarray(kw["prior"], float)
+    q = p @ c
+    return np.linalg.inv(c @ np.diag(1 / q) @ c.T), p
+
+
+def _grr_pq(kw):
+    """GRR's two probabilities in plain floats: e^eps / (e^eps + k - 1), 1 / (e^eps + k - 1)."""
+    o = kw["oracle"]
+    e = math.exp(o.eps)
+    return e / (e + o.n_categories - 1), 1 / (e + o.n_categories - 1)
+
+
+def _grr_variance(kw):
+    """Var of GRR's unbiased estimate with the m records fixed: count c_x of n_x = f_x m records
+    kept w.p. p and m - n_x others moved to x w.p. q, f_x = (c_x / m - q) / (p - q)."""
+    p, q = _grr_pq(kw)
+    f = np.asarray(kw["prior"], float)
+    return (f * p * (1 - p) + (1 - f) * q * (1 - q)) / (kw["m"] * (p - q) ** 2)
+
+
 # ----------------------------------------------------------------------------- context
 
 
@@ -837,6 +876,36 @@ RULES: list = [
            check=equals(lambda kw: 0.0 if math.isinf(kw["eps"]) else _pldp_sigma(kw["eps"], kw["delta"], kw.get("sensitivity", 2.0)))),
     Accept("mechanisms.additive.threshold_release", "y", ("inf", "negative", "huge"), "+-inf and any real have a sign",
            check=equals(lambda kw: [-1 if v < 0 else 1 for v in np.asarray(kw["y"], float)])),
+    # ------------------------------------------------------------ frequency estimation, LDP frequency oracles
+    Accept("estimation.frequency.estimate_frequencies", "reports", ("short",), "fewer reports: the estimate of those "
+           "(a square invertible channel: the unbiased estimate solves f C = q_hat)",
+           check=lambda out, kw, fn: close(out.estimate, np.linalg.solve(
+               np.asarray(kw["channel"], float).T,
+               np.bincount(np.asarray(kw["reports"], int), minlength=3) / len(kw["reports"])), rtol=1e-8)),
+    Accept("estimation.frequency.frequency_covariance", "m", ("huge",), "a closed form, no array of size m: "
+           "(J^-1 - diag(prior)) / m", check=lambda out, kw, fn: close(
+               out, (_information(kw)[0] - np.diag(_information(kw)[1])) / kw["m"], rtol=1e-8, atol=0)),
+    Accept("estimation.frequency.frequency_mse", "m", ("huge",), "a closed form: (tr J^-1 - 1) / m",
+           check=equals(lambda kw: (np.trace(_information(kw)[0]) - 1) / kw["m"], rtol=1e-8, atol=0)),
+    Accept("measures.dp.randomized_response_probabilities", "n_outputs", ("huge",),
+           "O(1) in N (the point of the function): e^eps / (e^eps + N - 1), 1 / (e^eps + N - 1)",
+           check=equals(lambda kw: (math.exp(kw["eps"]) / (math.exp(kw["eps"]) + kw["n_outputs"] - 1),
+                                    1 / (math.exp(kw["eps"]) + kw["n_outputs"] - 1)))),
+    Accept("measures.dp.randomized_response_probabilities", "eps", ("inf", "huge"), "the identity's entries: 1 and 0",
+           check=equals((1.0, 0.0))),
+    Accept("mechanisms.frequency_oracles.oracle_variance", "m", ("huge",), "GRR's variance with the records "
+           "fixed, a closed form divided by m", check=equals(_grr_variance, rtol=1e-8, atol=0)),
+    Accept("mechanisms.frequency_oracles.oracle_mse", "m", ("huge",), "the sum of GRR's variances over the categories",
+           check=equals(lambda kw: float(_grr_variance(kw).sum()), rtol=1e-8, atol=0)),
+    Accept("mechanisms.frequency_oracles.oracle_approximate_variance", "m", ("huge",),
+           "[wang2017]'s approximation for GRR: (e^eps + k - 2) / (m (e^eps - 1)^2)",
+           check=equals(lambda kw: (math.exp(kw["oracle"].eps) + kw["oracle"].n_categories - 2)
+                        / (kw["m"] * math.expm1(kw["oracle"].eps) ** 2), rtol=1e-8, atol=0)),
+    Accept("mechanisms.frequency_oracles.oracle_perturb", "values", ("short",), "fewer records: one report each",
+           check=lambda out, kw, fn: np.shape(out) == (len(kw["values"]),) and bool(np.all((out >= 0) & (out < 3)))),
+    Accept("mechanisms.frequency_oracles.oracle_support_counts", "reports", ("short",),
+           "fewer reports: GRR's support counts are the reports' histogram",
+           check=equals(lambda kw: np.bincount(np.asarray(kw["reports"], int), minlength=3))),
     # ------------------------------------------------------------ design
     Accept("design.polytope.design_epsilon", "eps", ("inf", "huge"), "eq. (43): eps' -> log(2/beta)",
            check=equals(lambda kw: math.log(2 / kw["beta"]))),

@@ -292,6 +292,61 @@ def check_list(values: Any, name: str, item, *, empty: bool = False) -> list:
     return out
 
 
+def _as_integer_array(values: Any, name: str, what: str) -> np.ndarray:
+    """``values`` as a 1-D int64 array: integer dtype, or real numbers that are whole (no bool, no
+    text, nothing non-finite), not empty."""
+    if isinstance(values, (str, bytes)):
+        raise TypeError(f"{name} must be a 1-D array of {what}, got {_short(values)}")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 1-D array of {what}, got {_short(values)}") from exc
+    if arr.dtype == bool or arr.dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a 1-D array of {what}, got dtype {arr.dtype}")
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be 1-dimensional, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError(f"{name} must not be empty")
+    if arr.dtype.kind == "f":
+        if not np.all(np.isfinite(arr)):
+            raise ValueError(f"{name} must be finite {what}, got a non-finite entry")
+        if np.any(arr != np.floor(arr)):
+            raise TypeError(f"{name} must be {what} (whole numbers), got {arr[arr != np.floor(arr)][0]!r}")
+        if np.any(np.abs(arr) >= 2.0**62):
+            raise ValueError(f"{name} must be {what} below 2**62, got {np.abs(arr).max():.6g}")
+    elif arr.dtype.kind == "u" and arr.size and int(arr.max()) >= 2**63:
+        raise ValueError(f"{name} must be {what} below 2**63, got {int(arr.max())}")
+    return arr.astype(np.int64)
+
+
+def check_indices(values: Any, name: str, n: int, *, n_name: str = "n") -> np.ndarray:
+    """A non-empty 1-D array of indices into ``n`` items (integers in [0, n)), as int64.
+
+    ``n_name`` says what ``n`` counts (e.g. "the channel's outputs") in the message."""
+    arr = _as_integer_array(values, name, f"integers in [0, {n})")
+    lo, hi = int(arr.min()), int(arr.max())
+    if lo < 0 or hi >= n:
+        bad = lo if lo < 0 else hi
+        raise ValueError(f"{name} must be integers in [0, {n}) (indices into {n_name}), got {bad}")
+    return arr
+
+
+def check_counts(values: Any, name: str, size: int | None = None, *, positive_total: bool = True) -> np.ndarray:
+    """A 1-D array of counts (integers >= 0), as int64; of length ``size`` if given; with
+    ``positive_total``, not all zero."""
+    arr = _as_integer_array(values, name, "counts (integers >= 0)")
+    if size is not None and arr.size != size:
+        raise ValueError(f"{name} must have {size} entries, got {arr.size}")
+    if np.any(arr < 0):
+        raise ValueError(f"{name} must be counts (integers >= 0), got {int(arr.min())}")
+    total = float(arr.sum(dtype=float))
+    if total >= 2.0**62:
+        raise ValueError(f"{name} must total below 2**62, got {total:.6g}")
+    if positive_total and total == 0:
+        raise ValueError(f"{name} must not be all zero (no records)")
+    return arr
+
+
 #: Largest float array (bytes) a function builds from a size argument (2 GiB): larger requests are
 #: refused before anything is allocated, instead of a MemoryError (or swapping) inside numpy.
 MAX_ARRAY_BYTES = 2 * 1024**3
