@@ -36,3 +36,12 @@ else:
     )
     settings.register_profile("explore", database=_DB, max_examples=300, deadline=None, print_blob=True)
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The bad-input contract's coverage (tests/test_contract.py): how many functions and cases."""
+    import sys
+
+    contract = sys.modules.get("test_contract")
+    for line in getattr(contract, "SUMMARY", []):
+        terminalreporter.write_line(line)

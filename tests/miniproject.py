@@ -186,7 +186,11 @@ def make_project(dest: Path, papers: list[str] | None = None, root: Path = ROOT)
             _PLOT.format(paper=paper, figures=_module_dict(figures, "_draw")),
         )
         sections[paper] = {f: {"points": 5} for f in figures}
-    config = {"seed": 1, "papers": papers if papers is not None else list(FAKE_FIGURES), **sections}
+    # the project's config.yaml (where the defaults live), the fake papers' sections replacing the
+    # real ones
+    shipped = root / "config.yaml"
+    config = yaml.safe_load(shipped.read_text()) if shipped.is_file() else {}
+    config.update({"seed": 1, "papers": papers if papers is not None else list(FAKE_FIGURES), **sections})
     top = yaml.safe_load((dest / "workflow" / "schemas" / "config.schema.yaml").read_text())["properties"]
     if "studies" in top:
         config["studies"] = []  # the fake papers only (a study needs the design engine and more time)
@@ -200,7 +204,7 @@ def make_project(dest: Path, papers: list[str] | None = None, root: Path = ROOT)
                 shutil.copy2(root / "tests" / "data" / "adult_sample" / name, sample / name)
         else:
             write_adult_sample(sample)
-        config["adult"] = _adult_settings(dest, sample)
+        config["adult"] = {**config.get("adult", {}), **_adult_settings(dest, sample)}
     else:  # no data rule yet: a stand-in rule with the same outputs
         (dest / "workflow" / "rules" / "data.smk").write_text(_DATA_RULE)
         (dest / "workflow" / "scripts" / "adult_sample.py").write_text(_DATA_SCRIPT)

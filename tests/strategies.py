@@ -58,3 +58,23 @@ def broken_channels(draw):
     if kind == "empty":
         return np.zeros((0, 2))
     return [["a", "b"], ["c", "d"]]
+
+
+@st.composite
+def source_sets(draw, max_points=3, min_m=2, max_m=5, zeros=True):
+    """A source set of robust-dp-hamming: 1..max_points distributions on M letters (rows), letters
+    of probability zero in every point allowed (``zeros``)."""
+    m = draw(st.integers(min_m, max_m))
+    k = draw(st.integers(1, max_points))
+    rows = [draw(distributions(n=m, full_support=not zeros)) for _ in range(k)]
+    return np.vstack(rows)
+
+
+@st.composite
+def order_matrices(draw, n=None, min_n=2, max_n=5):
+    """A utility order matrix of worst-case-pml: every row a permutation of 1..N."""
+    n = draw(st.integers(min_n, max_n)) if n is None else n
+    return np.array([draw(st.permutations(list(range(1, n + 1)))) for _ in range(n)])
+
+
+BAD_SETTINGS = st.sampled_from([math.nan, math.inf, -math.inf, -1, 0, 10**13, 1e300, "x", [1, 2], [], None, {}])

@@ -19,6 +19,11 @@ REQUIRED = [
     "beta_star",
     "design_mechanism",
     "k_singular_mechanism",
+    "estimate_frequencies",
+    "frequency_mse",
+    "fisher_information",
+    "FrequencyOracle",
+    "oracle_estimate",
 ]
 
 

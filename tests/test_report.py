@@ -1,24 +1,13 @@
-"""The report's pieces: figure descriptions, claims and provenance HTML, benchmark summary; and the
+"""The report's pieces: figure descriptions, claims and provenance HTML; and the
 report built by the real Snakemake CLI on a small copy of the pipeline."""
 
-import os
 import re
-import subprocess
-import sys
 
 import pandas as pd
 import pytest
 import yaml
 
-from leakage.report import (
-    benchmark_jobs,
-    benchmark_markdown,
-    benchmark_table,
-    claims_html,
-    elapsed_estimate,
-    provenance_html,
-    rule_of_benchmark,
-)
+from leakage.report import claims_html, provenance_html
 
 from conftest import ROOT
 
@@ -140,64 +129,3 @@ def test_provenance_html_lists_every_leaf():
         provenance_html(["not", "a", "mapping"])
 
 
-# ------------------------------------------------------------------ benchmarks
-
-
-def _bench(path, seconds, rss=None):
-    path.parent.mkdir(parents=True, exist_ok=True)
-    rows = ["s\th:m:s\tmax_rss\tmax_vms\tio_in\tio_out\tmean_load\tcpu_time"]
-    for s in seconds:
-        rows.append(f"{s}\t0:00:01\t{rss if rss is not None else 'NA'}\t1\t0\t0\t0\t0")
-    path.write_text("\n".join(rows) + "\n")
-
-
-def test_benchmark_table_groups_by_paper_and_rule(tmp_path):
-    _bench(tmp_path / "p1" / "fig1_table.tsv", [10.0, 12.0], rss=100)
-    _bench(tmp_path / "p1" / "fig2_table.tsv", [4.0], rss=300)
-    _bench(tmp_path / "p1" / "fig1_plot.tsv", [1.5])
-    _bench(tmp_path / "p1" / "claims.tsv", [0.5])
-    _bench(tmp_path / "data" / "adult.tsv", [2.0], rss=50)
-    table = benchmark_table(tmp_path).set_index(["paper", "rule"])
-    assert table.loc[("p1", "table"), "jobs"] == 2
-    assert table.loc[("p1", "table"), "total_s"] == pytest.approx(11.0 + 4.0)  # repeats averaged
-    assert table.loc[("p1", "table"), "max_s"] == pytest.approx(11.0)
-    assert table.loc[("p1", "table"), "max_rss_mb"] == 300
-    assert pd.isna(table.loc[("p1", "plot"), "max_rss_mb"])
-    assert table.loc[("data", "adult"), "total_s"] == pytest.approx(2.0)
-    assert list(table["total_s"]) == sorted(table["total_s"], reverse=True)
-    md = benchmark_markdown(benchmark_table(tmp_path))
-    lines = md.strip().splitlines()
-    assert len(lines) == 2 + 4 + 1  # header, 4 (paper, rule) groups, total
-    assert lines[-1].startswith("| **all** | | 5 | 19.0 |")
-
-
-def test_benchmark_elapsed_from_file_times(tmp_path):
-    _bench(tmp_path / "a_table.tsv", [5.0])
-    _bench(tmp_path / "b_table.tsv", [3.0])
-    os.utime(tmp_path / "a_table.tsv", (1000.0, 1000.0))  # ran 995..1000
-    os.utime(tmp_path / "b_table.tsv", (1010.0, 1010.0))  # ran 1007..1010
-    assert elapsed_estimate(benchmark_jobs(tmp_path)) == pytest.approx(15.0)
-
-
-def test_benchmark_errors_and_names(tmp_path):
-    with pytest.raises(ValueError, match="no benchmark files"):
-        benchmark_table(tmp_path)
-    (tmp_path / "x.tsv").write_text("a\tb\n1\t2\n")
-    with pytest.raises(ValueError, match="not a Snakemake benchmark"):
-        benchmark_table(tmp_path)
-    assert rule_of_benchmark("empirical-pml/fig4_table.tsv") == "table"
-    assert rule_of_benchmark("data/adult.tsv") == "adult"
-
-
-def test_benchmark_summary_script(tmp_path):
-    _bench(tmp_path / "p" / "fig1_table.tsv", [2.0])
-    out = subprocess.run(
-        [sys.executable, str(ROOT / "workflow" / "scripts" / "benchmark_summary.py"), str(tmp_path)],
-        capture_output=True, text=True, check=True,
-    ).stdout
-    assert "| p | table | 1 | 2.0 |" in out and "Elapsed" in out
-    empty = subprocess.run(
-        [sys.executable, str(ROOT / "workflow" / "scripts" / "benchmark_summary.py"), str(tmp_path / "none")],
-        capture_output=True, text=True,
-    )
-    assert empty.returncode == 1 and "no benchmark files" in empty.stderr

@@ -28,5 +28,5 @@ def test_stream_is_stable_across_processes():
 
 
 def test_bad_seed():
-    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+    with pytest.raises(ValueError, match="seed must be an integer >= 0"):
         stream(-1, "x")

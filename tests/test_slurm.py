@@ -2,8 +2,7 @@
 
 Starts a single-node cluster (tests/slurmcluster.py: munged, slurmctld, slurmd as children of this
 process, installed with apt-get when missing), runs a small copy of the pipeline (fake papers, Adult
-sample; tests/miniproject.py) with the project's SLURM profile adjusted as README "Running on a
-cluster" tells a site to, and checks the outputs and that every non-local job really ran as a
+sample; tests/miniproject.py) with the project's SLURM profile adjusted as docs/cluster.md tells a site to, and checks the outputs and that every non-local job really ran as a
 SLURM job. Skipped where it cannot run (not root, no SLURM and no apt-get)."""
 
 import re

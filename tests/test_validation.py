@@ -66,3 +66,21 @@ def test_ranges():
         check_count(2.5, "m")
     with pytest.raises(TypeError, match="eps must be a real number"):
         check_epsilon("abc")
+
+
+def test_indices_and_counts():
+    from leakage.validation import check_counts, check_indices
+
+    assert check_indices([0, 2, 1], "reports", 3).dtype == np.int64
+    assert check_indices(np.array([1.0, 2.0]), "reports", 3).tolist() == [1, 2]
+    assert check_indices(np.array([1], dtype=np.uint8), "reports", 3).tolist() == [1]
+    for bad, err in (([3], ValueError), ([-1], ValueError), ([0.5], TypeError), ([np.nan], ValueError),
+                     ([], ValueError), ([[0]], ValueError), ("0", TypeError), ([True], TypeError),
+                     ([None], TypeError), ([1e300], ValueError), (np.array([2**63], dtype=np.uint64), ValueError)):
+        with pytest.raises(err, match="reports"):
+            check_indices(bad, "reports", 3)
+    assert check_counts([0, 3], "counts", 2).tolist() == [0, 3]
+    assert check_counts([0, 0], "counts", positive_total=False).tolist() == [0, 0]
+    for bad in ([0, 0], [-1, 2], [1, 2, 3], [2.0**61, 2.0**61, 2.0**61]):
+        with pytest.raises(ValueError, match="counts"):
+            check_counts(bad, "counts", None if len(bad) == 3 and bad[0] > 1 else 2)

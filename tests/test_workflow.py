@@ -19,13 +19,16 @@ from pathlib import Path
 import pytest
 import yaml
 
+from shipped_config import merged, shipped_config
+
 pytestmark = pytest.mark.workflow
 
 ROOT = Path(__file__).resolve().parents[1]
 SAMPLE = ROOT / "tests" / "data" / "adult_sample"
 TARGETS = ["results/data/adult.csv", "results/empirical-pml/adult_estimates.csv"]
 
-CONFIG = {
+# config.yaml (every default) with the test's keys merged in, as Snakemake merges a --configfile
+CONFIG = merged(shipped_config(), {
     "seed": 1,
     "papers": ["mi-dp"],
     "adult": {
@@ -39,7 +42,7 @@ CONFIG = {
         },
         "expected": {"rows": 500, "income_over_50k": 119, "female": 166},
     },
-}  # fmt: skip
+})  # fmt: skip
 
 
 def make_workdir(path: Path, config: dict) -> Path:
@@ -166,5 +169,8 @@ def test_schema_refuses_bad_values(section, message):
     from snakemake.utils import validate
 
     with pytest.raises(WorkflowError, match=re.escape(message)):
-        validate({"seed": 1, **section}, str(ROOT / "workflow/schemas/config.schema.yaml"))
+        cfg = merged(shipped_config(), section)  # a --configfile with these keys over config.yaml
+        validate(cfg, str(ROOT / "workflow/schemas/config.schema.yaml"))
+        for name in [k for k, v in cfg.items() if isinstance(v, dict)]:
+            validate(cfg[name], str(ROOT / f"workflow/schemas/{name}.schema.yaml"))
 

@@ -8,15 +8,19 @@ eps = 1, for heavy-tailed (Zipf-like, min mass ~2e-5) priors and for the Adult d
 native-country (N = 42, '?' kept) and age (N = 74) frequencies, with the route-(44) design beside;
 N = 200 linear utilities at beta = 1.5 min P (optimal_mechanism, i.e. label generation, vs the compact LP of
 design_mechanism). One table: case, method, N, value, bound, gap, certified, seconds; then ratios.
+The same rows go to a CSV (--csv, default docs/measurements/design-engine.csv) with a JSON beside
+it (commit, date, machine, command), from which tools/benchmark_pages.py renders the docs' table.
 """
 
 from __future__ import annotations
 
 import argparse
 import csv
+import datetime
 import os
 import time
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 
@@ -50,8 +54,13 @@ def adult_prior(column):
 HEAD = f"{'case':36s} {'method':11s} {'N':>4s} {'value':>13s} {'bound':>13s} {'gap':>9s} {'cert':>5s} {'seconds':>8s}"
 
 
+ROWS = []
+
+
 def row(case, method, n, value, bound, certified, seconds):
     gap = bound - value
+    ROWS.append({"case": case, "method": method, "n": n, "value": value, "bound": bound, "gap": gap,
+                 "certified": bool(certified), "seconds": seconds})
     print(f"{case:36s} {method:11s} {n:4d} {value:13.9f} {bound:13.9f} {gap:9.2e} {str(bool(certified)):>5s} "
           f"{seconds:8.3f}", flush=True)
 
@@ -67,6 +76,9 @@ def main():
     ap.add_argument("--quick", action="store_true", help="skip N = 74")
     ap.add_argument("--seconds", type=float, default=240.0, help="time limit per large design")
     ap.add_argument("--only", default="", help="comma list of: n14,ldp,ball,n200")
+    ap.add_argument("--csv", default=os.path.join(os.path.dirname(__file__), "..", "docs", "measurements", "design-engine.csv"),
+                    help="where to write the rows (and a .json of the run beside it); '' for none")
+    ap.add_argument("--note", default="", help="conditions of the run, for the .json (e.g. other jobs on the same cores)")
     args = ap.parse_args()
     only = set(filter(None, args.only.split(",")))
     ratios = []
@@ -117,6 +129,25 @@ def main():
     print()
     for r in ratios:
         print(r)
+    if args.csv:
+        cases = [f"--{k}" + ("" if v is True else f" {v}") for k, v in (("quick", args.quick), ("only", args.only)) if v]
+        write_rows(args.csv, " ".join(["python tools/design_benchmark.py", *cases]), args.note)
+
+
+def write_rows(path, command, note=""):
+    """The rows as CSV (full precision) and the run's commit, date and machine as JSON beside it."""
+    from benchmark_pages import commit_of, machine_description, write_meta
+
+    os.makedirs(os.path.dirname(os.path.abspath(path)), exist_ok=True)
+    with open(path, "w", newline="") as fh:
+        w = csv.DictWriter(fh, fieldnames=list(ROWS[0]) if ROWS else ["case"], lineterminator="\n")
+        w.writeheader()
+        w.writerows(ROWS)
+    meta = {"commit": commit_of(os.path.dirname(os.path.abspath(__file__))),
+            "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d"),
+            "machine": machine_description(), "command": command, "note": note}
+    write_meta(Path(path).with_suffix(".json"), meta)
+    print(f"wrote {path}")
 
 
 if __name__ == "__main__":

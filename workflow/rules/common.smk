@@ -34,7 +34,7 @@ EXTRA_TARGETS = {}
 
 # The library files each job runs, from the static import graph of src/leakage (ast, nothing is
 # imported): see workflow/lib/code_graph.py for how imports, re-exports and packages are treated.
-sys.path.insert(0, str(Path(workflow.basedir) / "workflow" / "lib"))
+# (workflow/lib is on sys.path: the Snakefile put it there for workflow/lib/config_checks.py)
 from code_graph import CodeGraph  # noqa: E402
 
 CODE = CodeGraph(workflow.basedir)

@@ -3,14 +3,12 @@
 import contextlib
 import logging
 
-import pandas as pd
-
-from leakage.data.adult import save_csv
 from leakage.experiments.adult_design.stages import design_attribute
+from leakage.tables import read_table, save_table
 
 with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
     logging.basicConfig(stream=log, level=logging.INFO, format="%(message)s")  # each design's time
-    priors = pd.read_csv(snakemake.input.priors, keep_default_na=False, na_values=[""])
+    priors = read_table(snakemake.input.priors)
     mechanisms, curve = design_attribute(priors, snakemake.wildcards.attribute, snakemake.params.settings)
-    save_csv(mechanisms, snakemake.output.mechanisms)
-    save_csv(curve, snakemake.output.curve)
+    save_table(mechanisms, snakemake.output.mechanisms)
+    save_table(curve, snakemake.output.curve)

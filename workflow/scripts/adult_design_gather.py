@@ -4,8 +4,8 @@ import contextlib
 
 import pandas as pd
 
-from leakage.data.adult import save_csv
+from leakage.tables import read_table, save_table
 
 with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
-    parts = [pd.read_csv(path, keep_default_na=False, na_values=[""]) for path in snakemake.input.parts]
-    save_csv(pd.concat(parts, ignore_index=True), snakemake.output.mechanisms)
+    parts = [read_table(path) for path in snakemake.input.parts]
+    save_table(pd.concat(parts, ignore_index=True), snakemake.output.mechanisms)

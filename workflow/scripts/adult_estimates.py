@@ -2,7 +2,8 @@
 
 import contextlib
 
-from leakage.data.adult import binary_feature_estimates, read_adult, save_csv
+from leakage.data.adult import binary_feature_estimates
+from leakage.tables import read_table, save_table
 
 with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
-    save_csv(binary_feature_estimates(read_adult(snakemake.input.table)), snakemake.output.estimates)
+    save_table(binary_feature_estimates(read_table(snakemake.input.table)), snakemake.output.estimates)

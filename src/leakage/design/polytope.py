@@ -26,7 +26,17 @@ import scipy.sparse as sp
 from scipy.optimize import linprog
 
 from leakage.measures.information import mutual_information
-from leakage.validation import check_count, check_distribution, check_epsilon, check_scalar, check_tolerance, check_array_size
+from leakage.validation import (
+    check_array,
+    check_array_size,
+    check_channel,
+    check_choice,
+    check_count,
+    check_distribution,
+    check_epsilon,
+    check_scalar,
+    check_tolerance,
+)
 
 FORMS = ("compact", "literal", "estimate")
 
@@ -92,13 +102,22 @@ def optimal_binary_mechanism(p_hat, eps, beta) -> np.ndarray:
             f"eps must be in [0, -log(p1 - beta/2) = {eps_top:.6g}] for Theorem 5 "
             f"(p1={p1:.6g}, beta={beta:.6g}), got {eps!r}"
         )
-    e = np.exp(eps)
-    mech = np.array(
-        [
-            [e * (1 - p1 + beta / 2), 1 - e * (1 - p1 - beta / 2)],
-            [1 - e * (p1 - beta / 2), e * (p1 + beta / 2)],
-        ]
-    ) / (1 + beta * e)
+    if eps <= 700.0:
+        e = np.exp(eps)
+        mech = np.array(
+            [
+                [e * (1 - p1 + beta / 2), 1 - e * (1 - p1 - beta / 2)],
+                [1 - e * (p1 - beta / 2), e * (p1 + beta / 2)],
+            ]
+        ) / (1 + beta * e)
+    else:  # e^eps overflows (eps = inf is admitted at Remark 3's corner): (41) divided through by e^eps
+        a = np.exp(-eps)
+        mech = np.array(
+            [
+                [1 - p1 + beta / 2, a - (1 - p1 - beta / 2)],
+                [a - (p1 - beta / 2), p1 + beta / 2],
+            ]
+        ) / (a + beta)
     mech = np.clip(mech, 0.0, 1.0)
     if swap:
         mech = mech[::-1, ::-1]
@@ -131,8 +150,7 @@ def _check_design_inputs(p_hat, eps, beta, form):
     eps = check_epsilon(eps)
     p_min = float(p.min())
     beta = check_scalar(beta, "beta", low=0.0, high=2.0 * p_min, high_inclusive=False)
-    if form not in FORMS:
-        raise ValueError(f"form must be one of {FORMS}, got {form!r}")
+    check_choice(form, "form", FORMS)
     return p, eps, beta
 
 
@@ -173,6 +191,9 @@ def design_polytope(p_hat, eps, beta, n_outputs: int | None = None, *, form: str
     p, eps, beta = _check_design_inputs(p_hat, eps, beta, form)
     n = p.size
     m = n if n_outputs is None else check_count(n_outputs, "n_outputs", low=1)
+    # the constraint matrices' entries, refused before anything is built: 5 N M (compact),
+    # N^2 M (N + 2) (literal), 3 N M (estimate)
+    check_array_size((n, m, n + 2 if form == "literal" else 5), "n_outputs" if n_outputs is not None else "p_hat")
     nm = n * m
     j = np.tile(np.arange(m), n)
     # Every mechanism is eps-PML for a prior P once eps >= log(1/min P) (P(y|x)/P(y) <= 1/P(x)), and
@@ -258,8 +279,6 @@ def _full_vector(channel: np.ndarray, lp: DesignLP, p_hat: np.ndarray) -> np.nda
 def in_design_polytope(channel, p_hat, eps, beta, *, form: str = "compact", tol: float = 1e-9) -> bool:
     """Whether ``channel`` satisfies the linear constraints of :func:`design_polytope` (up to ``tol``)."""
     tol = check_tolerance(tol)
-    from leakage.validation import check_channel
-
     c = check_channel(channel)
     lp = design_polytope(p_hat, eps, beta, c.shape[1], form=form)
     if c.shape[0] != lp.n_inputs:
@@ -293,13 +312,14 @@ def design_mechanism(p_hat, eps, beta, utility, *, form: str = "compact") -> Des
     I(X; Y) under P̂ (nats). Valid for full-support P̂, eps >= 0 and beta in [0, 2 min P̂).
     """
     p, eps, beta = _check_design_inputs(p_hat, eps, beta, form)
-    u = np.asarray(utility, dtype=float)
-    if u.ndim != 2 or u.shape[0] != p.size or not np.all(np.isfinite(u)):
-        raise ValueError(
-            f"utility must be a finite {p.size} x M matrix (rows = inputs of p_hat), got shape {u.shape}"
-        )
+    u = check_array(utility, "utility", ndim=2)
+    if u.shape[0] != p.size:
+        raise ValueError(f"utility must be a {p.size} x M matrix (rows = inputs of p_hat), got shape {u.shape}")
     lp = design_polytope(p, eps, beta, u.shape[1], form=form)
-    weights = p[:, None] * u
+    # the LP maximises a linear function: scaling it by a positive constant changes no optimum,
+    # and keeps the solver's coefficients near 1 whatever the utility's units (up to 1e300)
+    scale = float(np.max(np.abs(u)))
+    weights = p[:, None] * (u / scale if scale > 0 else u)
     cost = np.zeros(lp.n_vars)
     cost[: p.size * u.shape[1]] = -weights.ravel()
     if form == "compact":  # p_ij = m_j + q_ij

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from leakage.validation import check_count, check_probability, check_scalar
+from leakage.validation import check_array_size, check_count, check_probability, check_scalar
 
 
 def empirical_distribution(samples, alphabet) -> np.ndarray:
@@ -16,20 +16,33 @@ def empirical_distribution(samples, alphabet) -> np.ndarray:
 
     Every sample must belong to ``alphabet``; the result is ordered as ``alphabet``.
     """
-    samples = np.asarray(samples)
-    alphabet = np.asarray(alphabet)
-    if samples.ndim != 1 or samples.size == 0:
-        raise ValueError(f"samples must be a non-empty 1-D array, got shape {samples.shape}")
+    samples = _symbols(samples, "samples")
+    alphabet = _symbols(alphabet, "alphabet")
     if len(np.unique(alphabet)) != alphabet.size:
-        raise ValueError(f"alphabet must list distinct symbols, got {alphabet.tolist()!r}")
+        raise ValueError(f"alphabet must list distinct symbols, got {alphabet.tolist()!r:.200}")
     index = {v: i for i, v in enumerate(alphabet.tolist())}
     counts = np.zeros(alphabet.size)
     values, n = np.unique(samples, return_counts=True)
     for v, c in zip(values.tolist(), n):
         if v not in index:
-            raise ValueError(f"sample value {v!r} is not in alphabet {alphabet.tolist()!r}")
+            raise ValueError(f"samples: value {v!r} is not in alphabet {alphabet.tolist()!r:.200}")
         counts[index[v]] = c
     return counts / samples.size
+
+
+def _symbols(values, name: str) -> np.ndarray:
+    """A non-empty 1-D array of symbols (numbers or strings); a NaN is no symbol."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a 1-D array of symbols, got {values!r:.200}")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 1-D array of symbols, got {values!r:.200}") from exc
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of symbols, got shape {arr.shape}")
+    if arr.dtype.kind == "f" and np.any(np.isnan(arr)):
+        raise ValueError(f"{name} must not contain NaN (not a symbol)")
+    return arr
 
 
 def beta_star(delta, m, n_symbols: int = 2) -> float:
@@ -115,7 +128,11 @@ def weissman_tail_bound(beta, m, n_symbols: int = 2, *, phi: float = 2.0) -> flo
     m = check_count(m, "m")
     n_symbols = check_count(n_symbols, "n_symbols", low=2)
     phi = check_scalar(phi, "phi", low=2.0)
-    return float(np.exp(_log_two_pow_minus_two(n_symbols) - m * phi * beta**2 / 4.0))
+    if beta == 0.0:
+        return float(np.exp(_log_two_pow_minus_two(n_symbols)))  # (2^N - 2) e^0, also for phi = inf
+    with np.errstate(over="ignore"):  # m phi beta^2 beyond the float range: the bound is e^-inf = 0
+        exponent = _log_two_pow_minus_two(n_symbols) - np.float64(m) * np.float64(phi) * np.float64(beta) ** 2 / 4.0
+        return float(np.exp(exponent))
 
 
 def weissman_radius(delta, m, n_symbols: int = 2, *, phi: float = 2.0) -> float:
@@ -134,6 +151,9 @@ def weissman_radius(delta, m, n_symbols: int = 2, *, phi: float = 2.0) -> float:
 def sample_sizes(m_min: int, m_max: int, n: int) -> np.ndarray:
     """The sample sizes of an estimation sweep: ``n`` log-spaced integers from ``m_min`` to ``m_max`` (rounded, duplicates removed)."""
     m_min = check_count(m_min, "m_min")
-    m_max = check_count(m_max, "m_max", low=m_min)
-    n = check_count(n, "n_m")
+    m_max = check_count(m_max, "m_max")
+    if m_max < m_min:
+        raise ValueError(f"m_max must be >= m_min = {m_min}, got m_max = {m_max}")
+    n = check_count(n, "n")
+    check_array_size((n,), "n")
     return np.unique(np.rint(np.geomspace(m_min, m_max, n)).astype(np.int64))

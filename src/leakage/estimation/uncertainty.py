@@ -52,22 +52,25 @@ def privacy_region(prior, eps) -> int:
     """
     eps = check_epsilon(eps)
     thresholds = privacy_region_thresholds(prior)
-    return int(np.searchsorted(thresholds, eps, side="right"))
+    # eps = inf lies in [eps_{N-1}, eps_N = inf) only as a limit: region N, never N + 1
+    return int(min(np.searchsorted(thresholds, eps, side="right"), thresholds.size - 1))
 
 
 # --------------------------------------------------------------------------- finite sets
 
 
 def _as_distributions(distributions, n: int) -> np.ndarray:
-    arr = np.asarray(distributions, dtype=float)
-    if arr.ndim == 1:
+    from leakage.validation import _float_array
+
+    arr = _float_array(distributions, "distributions")
+    if arr.ndim == 1 and arr.size:
         arr = arr[None, :]
-    if arr.ndim != 2 or arr.shape[1] != n:
+    if arr.ndim != 2 or arr.shape[1] != n or arr.shape[0] == 0:
         raise ValueError(
             f"distributions must be a list of distributions over the channel's {n} inputs, "
             f"got shape {arr.shape}"
         )
-    return np.array([check_distribution(q, "distributions[i]", full_support=True) for q in arr])
+    return np.array([check_distribution(q, f"distributions[{i}]", full_support=True) for i, q in enumerate(arr)])
 
 
 def local_leakage_capacity(channel, distributions) -> float:
@@ -93,8 +96,8 @@ def is_private_for_set(channel, distributions, eps) -> bool:
 # --------------------------------------------------------------------------- l1-balls
 
 
-def _check_ball(channel, center, beta):
-    c, p = check_channel_prior(channel, center, full_support=True)
+def _check_ball(channel, center, beta, center_name: str = "center"):
+    c, p = check_channel_prior(channel, center, full_support=True, prior_name=center_name)
     beta = check_scalar(beta, "beta", low=0.0, high=2.0)
     return c, p, beta
 
@@ -176,7 +179,7 @@ def output_divergence_sup_on_ball(channel, prior, beta, *, method: str = "closed
     D_inf(P_Y || Q_Y) for single Q). ``method``: 'closed_form' or 'lp'. Nats; inf if the ball
     reaches a Q with Q_Y(y) = 0 for a used output y. Valid for full-support P, beta in [0, 2].
     """
-    c, p, beta = _check_ball(channel, prior, beta)
+    c, p, beta = _check_ball(channel, prior, beta, "prior")
     p_y = p @ c
     low = _ball_min(c, p, beta, method)
     used = p_y > 0
@@ -214,8 +217,9 @@ def leakage_sensitivity_on_ball(channel, prior, beta, *, method: str = "closed_f
     Never larger than :func:`output_divergence_sup_on_ball` (Remark 2), equal when every column of
     the channel attains eps_min (extremal mechanisms, eq. (12)). Nats; full-support P, beta in [0, 2].
     """
-    cap = local_leakage_capacity_on_ball(channel, prior, beta, method=method)
-    return float(max(0.0, cap - epsilon_min(channel, prior)))
+    c, p, beta = _check_ball(channel, prior, beta, "prior")
+    cap = local_leakage_capacity_on_ball(c, p, beta, method=method)
+    return float(max(0.0, cap - epsilon_min(c, p)))
 
 
 # --------------------------------------------------------------------------- bounds
@@ -229,7 +233,10 @@ def lipschitz_bound(capacity, l1_distance) -> float:
     """
     capacity = check_scalar(capacity, "capacity", low=0.0)
     d = check_scalar(l1_distance, "l1_distance", low=0.0, high=2.0)
-    return float(np.exp(capacity) * d)
+    if d == 0.0:  # P = Q: no change, whatever the capacity (e^inf * 0 would be NaN)
+        return 0.0
+    with np.errstate(over="ignore"):
+        return float(np.exp(capacity) * d)
 
 
 def leakage_sensitivity_bound(prior, eps, beta) -> float:
@@ -260,8 +267,15 @@ def leakage_capacity_bound(eps, beta) -> float:
     Nats. Valid for eps >= 0 and beta in [0, 2 e^-eps).
     """
     eps = check_epsilon(eps)
+    beta = check_scalar(beta, "beta", low=0.0, high=2.0)
+    if beta == 0.0:
+        return eps
     limit = 2.0 * np.exp(-eps)
-    beta = check_scalar(beta, "beta", low=0.0, high=limit, high_inclusive=False)
+    if not beta < limit:
+        raise ValueError(
+            f"beta must be in [0, 2 e^-eps = {limit:.6g}) for eq. (33) (beta e^eps < 2), "
+            f"got beta={beta!r} with eps={eps!r}"
+        )
     return float(eps - np.log1p(-beta * np.exp(eps) / 2.0))
 
 
@@ -271,7 +285,9 @@ def radius_for_leakage(eps, eps_prime) -> float:
     The l1 radius at which the bound (33) equals eps'. Valid for 0 <= eps <= eps' (nats).
     """
     eps = check_epsilon(eps)
-    eps_prime = check_scalar(eps_prime, "eps_prime", low=eps)
+    eps_prime = check_epsilon(eps_prime, "eps_prime")
+    if eps_prime < eps:
+        raise ValueError(f"eps_prime must be in [eps, inf] = [{eps!r}, inf] (a leakage bound above the design's eps), got {eps_prime!r}")
     return float(2.0 * (np.exp(-eps) - np.exp(-eps_prime)))
 
 
@@ -284,10 +300,13 @@ def epsilon_prime(eps, delta, m, n_symbols) -> float:
     """
     eps = check_epsilon(eps)
     beta = beta_star(delta, m, n_symbols)
-    if beta * np.exp(eps) >= 2.0:
+    with np.errstate(over="ignore"):  # e^eps beyond the float range: inf >= 2, refused below
+        too_wide = beta * np.exp(eps) >= 2.0
+    if too_wide:
         raise ValueError(
             f"eps'(delta) needs beta*(delta) e^eps < 2, got beta*={beta:.6g}, eps={eps:.6g} "
-            f"(m={m}, delta={delta}, N={n_symbols}): use more samples m or a larger delta"
+            f"(m={m}, delta={delta}, n_symbols={n_symbols}): use more samples m, a larger delta or "
+            f"fewer symbols n_symbols"
         )
     return leakage_capacity_bound(eps, beta)
 

@@ -28,9 +28,17 @@ import pandas as pd
 from leakage.rng import stream
 
 
+def _key(value, name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{name} must be a non-empty string (a key such as 'empirical-pml' or 'fig1'), got {value!r:.100}")
+    return value
+
+
 def paper_module(paper: str) -> ModuleType:
     """The experiment module of a paper key (``empirical-pml`` -> ``...experiments.empirical_pml``)."""
-    name = paper.replace("-", "_")
+    name = _key(paper, "paper").replace("-", "_")
+    if not name.isidentifier():
+        raise ValueError(f"unknown paper {paper!r}: not a module name")
     try:
         return importlib.import_module(f"leakage.experiments.{name}")
     except ModuleNotFoundError as exc:
@@ -42,13 +50,18 @@ def paper_module(paper: str) -> ModuleType:
 def compute_table(paper: str, figure: str, *, settings: dict, seed: int, inputs: dict | None = None) -> pd.DataFrame:
     """The tidy table of one figure, computed with the figure's own random stream."""
     module = paper_module(paper)
+    _key(figure, "figure")
     try:
         make = module.FIGURES[figure]
     except KeyError:
         raise ValueError(
             f"unknown figure {figure!r} of paper {paper!r}; known: {sorted(module.FIGURES)}"
         ) from None
-    return make(dict(settings), stream(seed, paper, figure), dict(inputs or {}))
+    from leakage.validation import check_mapping
+
+    settings = check_mapping(settings, "settings")
+    inputs = {} if inputs is None else check_mapping(inputs, "inputs")
+    return make(settings, stream(seed, paper, figure), inputs)
 
 
 def check_claims(paper: str, tables: dict[str, pd.DataFrame], settings: dict, *, seed: int, inputs: dict | None = None):
@@ -59,7 +72,12 @@ def check_claims(paper: str, tables: dict[str, pd.DataFrame], settings: dict, *,
     files the claims read besides the tables (e.g. adult-design's ``mechanisms.csv``); passed on
     only when given, so the papers' ``check_claims(tables, settings, rng)`` is unchanged.
     """
+    module = paper_module(paper)
     rng = stream(seed, paper, "claims")
+    if inputs is not None:
+        from leakage.validation import check_mapping
+
+        inputs = check_mapping(inputs, "inputs")
     if inputs:
-        return paper_module(paper).check_claims(tables, settings, rng, inputs=dict(inputs))
-    return paper_module(paper).check_claims(tables, settings, rng)
+        return module.check_claims(tables, settings, rng, inputs=dict(inputs))
+    return module.check_claims(tables, settings, rng)

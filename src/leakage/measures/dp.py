@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from leakage.validation import check_channel, check_count, check_epsilon, check_tolerance, check_array_size
+from leakage.validation import check_array_size, check_channel, check_count, check_epsilon, check_tolerance
 
 
 def ldp_epsilon(channel) -> float:
@@ -43,13 +43,26 @@ def randomized_response(n_outputs, eps) -> np.ndarray:
     [worst-case-pml, Sec. IV-A]; for N = 2 the binary symmetric channel of [mi-dp], Property 1's extreme pair).
 
     P(y|x) = e^eps / (e^eps + N - 1) if y = x, else 1 / (e^eps + N - 1); eps >= 0 in nats
-    (``inf`` gives the identity). N >= 1. Its LDP leakage is exactly eps.
+    (``inf`` gives the identity). N >= 1. Its LDP leakage is exactly eps (beyond ~745 nats the
+    off-diagonal entries e^-eps / (1 + (N-1) e^-eps) underflow to 0: the float matrix is the identity).
     """
     n = check_count(n_outputs, "n_outputs", low=1)
     check_array_size((n, n), "n_outputs")
+    keep, other = randomized_response_probabilities(n, eps)
+    return np.where(np.eye(n, dtype=bool), keep, other)
+
+
+def randomized_response_probabilities(n_outputs, eps) -> tuple[float, float]:
+    """The two entries of N-ary randomized response (:func:`randomized_response`): P(y = x) =
+    e^eps / (e^eps + N - 1) and P(y = y') = 1 / (e^eps + N - 1) for each y' != x.
+
+    eps >= 0 in nats (``inf``: 1 and 0); N >= 1. Computed divided through by e^eps, stable at
+    large eps. O(1), for a large N whose N x N channel is not needed (the GRR frequency oracle).
+    """
+    n = check_count(n_outputs, "n_outputs", low=1)
     eps = check_epsilon(eps, "eps")
     if math.isinf(eps):
-        return np.eye(n)
-    # divide through by e^eps for stability at large eps
+        return 1.0, 0.0
     off = math.exp(-eps)
-    return (np.eye(n) + off * (1.0 - np.eye(n))) / (1.0 + (n - 1) * off)
+    norm = 1.0 + (n - 1) * off
+    return 1.0 / norm, off / norm

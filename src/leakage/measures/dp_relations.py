@@ -51,6 +51,7 @@ from leakage.validation import (
     check_epsilon,
     check_probability,
     check_scalar,
+    check_array_size,
 )
 
 LOG2 = math.log(2.0)
@@ -62,10 +63,9 @@ LOG2 = math.log(2.0)
 def check_mechanism(channel, name: str = "channel") -> np.ndarray:
     """Return ``channel`` as a float array of shape ``(|X_1|, ..., |X_n|, |Y|)`` (n >= 1) after
     checking that every database's output distribution sums to one (a stochastic matrix)."""
-    try:
-        arr = np.asarray(channel, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be an array of real numbers, got {channel!r}") from exc
+    from leakage.validation import _float_array
+
+    arr = _float_array(channel, name)
     if arr.ndim < 2:
         raise ValueError(
             f"{name} must have at least 2 dimensions (database entries..., output), got shape {arr.shape}"
@@ -92,6 +92,7 @@ def erasure_channel(alphabet_size, erasure_prob) -> np.ndarray:
 
     Shape ``(|X|, |X| + 1)``, the last column is the erasure symbol; |X| >= 2, e in [0, 1]."""
     k = check_count(alphabet_size, "alphabet_size", low=2)
+    check_array_size((k, k + 1), "alphabet_size")
     e = check_probability(erasure_prob, "erasure_prob", open_low=False)
     w = np.zeros((k, k + 1))
     w[np.arange(k), np.arange(k)] = 1.0 - e

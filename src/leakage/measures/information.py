@@ -6,12 +6,17 @@ import numpy as np
 from scipy.special import rel_entr, xlogy
 
 from leakage.validation import (
+    check_array,
+    check_count,
     check_tolerance,
     check_channel,
     check_channel_prior,
     check_distribution,
     check_scalar,
 )
+
+#: Most iterations a Blahut-Arimoto loop may be asked for (``max_iter``): beyond, it cannot finish.
+MAX_ITERATIONS = 10**8
 
 
 def entropy(p) -> float:
@@ -21,13 +26,8 @@ def entropy(p) -> float:
 
 
 def binary_entropy(q):
-    """h(q) = -q log q - (1-q) log(1-q), nats, for q in [0, 1] (vectorised)."""
-    try:
-        q = np.asarray(q, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"q must be real numbers in [0, 1], got {q!r}") from exc
-    if np.any(np.isnan(q) | (q < 0) | (q > 1)):
-        raise ValueError(f"q must be in [0, 1], got {q!r}")
+    """h(q) = -q log q - (1-q) log(1-q), nats, for q in [0, 1] (vectorised; not empty)."""
+    q = check_array(q, "q", low=0.0, high=1.0)
     h = -xlogy(q, q) - xlogy(1 - q, 1 - q)
     return float(h) if h.ndim == 0 else h
 
@@ -90,6 +90,7 @@ def channel_capacity(channel, *, tol: float = 1e-12, max_iter: int = 100_000):
     capacity (max_x D(W_x || Q) and I) are within ``tol``.
     """
     tol = check_tolerance(tol)
+    max_iter = check_count(max_iter, "max_iter", high=MAX_ITERATIONS)
     c = check_channel(channel)
     n = c.shape[0]
     p = np.full(n, 1.0 / n)
@@ -111,17 +112,24 @@ def rate_distortion_point(prior, distortion, slope: float, *, tol: float = 1e-12
     """One point of the rate-distortion curve of ``prior`` by Blahut-Arimoto at a given ``slope``.
 
     Minimises I(X; Y) + slope * E d(X, Y) over test channels; returns ``(rate, mean_distortion,
-    channel)``. Sweeping ``slope`` in (0, inf) traces R(D) from D_max down to D_min [blahut1972].
+    channel)``. Sweeping ``slope`` in (0, inf) traces R(D) from D_max down to D_min [blahut1972];
+    ``slope = inf`` is that end exactly: the least rate among the channels of least distortion
+    (each x only to its outputs of smallest d(x, y)). ``distortion`` is a finite, non-negative
+    N x K matrix (an infinite distortion is a forbidden pair: leave that output out instead).
     """
     tol = check_tolerance(tol)
+    max_iter = check_count(max_iter, "max_iter", high=MAX_ITERATIONS)
     p = check_distribution(prior)
-    d = np.asarray(distortion, dtype=float)
-    if d.ndim != 2 or d.shape[0] != p.size:
-        raise ValueError(f"distortion must be a {p.size} x K matrix, got shape {d.shape}")
-    if np.any(d < 0):
-        raise ValueError("distortion must be non-negative")
+    d = check_array(distortion, "distortion", ndim=2, low=0.0)
+    if d.shape[0] != p.size:
+        raise ValueError(f"distortion must be a {p.size} x K matrix (one row per prior entry), got shape {d.shape}")
     slope = check_scalar(slope, "slope", low=0.0)
-    a = np.exp(-slope * (d - d.min(axis=1, keepdims=True)))
+    excess = d - d.min(axis=1, keepdims=True)
+    if np.isinf(slope):
+        a = (excess == 0).astype(float)
+    else:
+        with np.errstate(over="ignore"):
+            a = np.exp(-slope * excess)
     q = np.full(d.shape[1], 1.0 / d.shape[1])
     for _ in range(max_iter):
         w = a * q[None, :]
@@ -141,32 +149,59 @@ def empirical_mutual_information_counts(counts):
 
     Î(X; Y) = sum_{i,k} f(x_i, y_k)/m log( m f(x_i, y_k) / (f(x_i) f(y_k)) ), m = total count (the
     "N" inside the log of (67) is the number of samples m). ``counts[..., i, k]`` = f(x_i, y_k) >= 0,
-    vectorised over leading axes; each table needs m >= 1.
+    vectorised over leading axes; each table needs m >= 1. Computed on the relative frequencies
+    f/m, so that counts up to the float range do not overflow.
     """
-    c = np.asarray(counts, dtype=float)
+    c = check_array(counts, "counts", low=0.0)
     if c.ndim < 2:
         raise ValueError(f"counts must be at least 2-D (..., |X|, |Y|), got shape {c.shape}")
-    if np.any(c < 0) or not np.all(np.isfinite(c)):
-        raise ValueError("counts must be finite and >= 0")
+    if c.shape[-1] == 0 or c.shape[-2] == 0:
+        raise ValueError(f"counts must not be empty, got shape {c.shape}")
     m = c.sum(axis=(-2, -1), keepdims=True)
     if np.any(m < 1):
         raise ValueError("counts: every table needs m >= 1 samples")
-    fx = c.sum(axis=-1, keepdims=True)
-    fy = c.sum(axis=-2, keepdims=True)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        ratio = np.where(c > 0, m * c / (fx * fy), 1.0)
-    mi = (xlogy(c, ratio) / m).sum(axis=(-2, -1))
+    joint = c / m
+    fx = joint.sum(axis=-1, keepdims=True)
+    fy = joint.sum(axis=-2, keepdims=True)
+    used = joint > 0
+    with np.errstate(divide="ignore"):  # log 0 only where joint = 0, masked out
+        log_ratio = np.log(np.where(used, joint, 1.0)) - np.log(np.where(used, fx, 1.0)) - np.log(np.where(used, fy, 1.0))
+    mi = np.where(used, joint * log_ratio, 0.0).sum(axis=(-2, -1))
     mi = np.maximum(mi, 0.0)
     return float(mi) if mi.ndim == 0 else mi
 
 
+def _labels(values, name: str) -> np.ndarray:
+    """A non-empty 1-D array of sample labels: numbers (finite) or strings, not a mix."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a 1-D array of sample labels, got {values!r:.200}")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 1-D array of sample labels, got {values!r:.200}") from exc
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of sample labels, got shape {arr.shape}")
+    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        raise ValueError(f"{name} must not contain NaN or inf (a sample label is a finite number or a string)")
+    if arr.dtype.kind == "O":
+        kinds = {isinstance(v, str) for v in arr}
+        numeric = [v for v in arr if not isinstance(v, str)]
+        if len(kinds) > 1 or any(not isinstance(v, (int, float, np.number)) or isinstance(v, bool) for v in numeric):
+            raise TypeError(f"{name} must hold labels of one kind (all numbers or all strings), got {values!r:.200}")
+        if numeric and not np.all(np.isfinite(np.asarray(numeric, dtype=float))):
+            raise ValueError(f"{name} must not contain NaN or inf (a sample label is a finite number or a string)")
+        arr = arr.astype(str) if kinds == {True} else arr.astype(float)
+    return arr
+
+
 def empirical_mutual_information(x, y) -> float:
     """Empirical MI Î(X; Y) of paired samples [empirical-pml, eq. (67)], nats: the 2-D table of (x_j, y_j)
-    frequencies passed to :func:`empirical_mutual_information_counts`. Equal-length, non-empty."""
-    x = np.asarray(x)
-    y = np.asarray(y)
-    if x.ndim != 1 or x.shape != y.shape or x.size == 0:
-        raise ValueError(f"x and y must be non-empty 1-D arrays of equal length, got {x.shape}, {y.shape}")
+    frequencies passed to :func:`empirical_mutual_information_counts`. Equal-length, non-empty;
+    the values are labels (numbers or strings), a numeric label must be finite (NaN is no value)."""
+    x = _labels(x, "x")
+    y = _labels(y, "y")
+    if x.shape != y.shape:
+        raise ValueError(f"x and y must have equal length (paired samples), got {x.size} and {y.size}")
     _, xi = np.unique(x, return_inverse=True)
     _, yi = np.unique(y, return_inverse=True)
     table = np.zeros((xi.max() + 1, yi.max() + 1))

@@ -24,6 +24,8 @@ from scipy.special import erfc, erfcinv, ndtr
 
 from leakage.estimation.concentration import beta_star
 from leakage.validation import (
+    _float_array,
+    check_rng,
     check_tolerance,
     check_count,
     check_epsilon,
@@ -32,15 +34,19 @@ from leakage.validation import (
     check_scalar,
 )
 
+#: Most grid points :func:`gaussian_delta1` evaluates (``n_grid``, ``max_peaks``): a grid of 10^7
+#: closed-form evaluations takes seconds, one of 10^12 would not finish (nor fit in memory).
+MAX_GRID = 10**7
+
 # ----------------------------------------------------------------------------- input checks
 
 
 def _array_in(value, name: str, low: float, high: float, *, low_open: bool, high_open: bool) -> np.ndarray:
-    """``value`` as a float array after checking every entry lies in the stated interval."""
-    try:
-        a = np.asarray(value, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be real numbers, got {value!r}") from exc
+    """``value`` as a non-empty float array after checking every entry lies in the stated interval
+    (NaN never does)."""
+    a = _float_array(value, name)
+    if a.size == 0:
+        raise ValueError(f"{name} must not be empty")
     ok = ~np.isnan(a)
     ok &= (a > low) if low_open else (a >= low)
     ok &= (a < high) if high_open else (a <= high)
@@ -55,6 +61,21 @@ def _scalar_or_array(a: np.ndarray):
     return float(a) if np.ndim(a) == 0 else a
 
 
+def _broadcast(**arrays) -> list[np.ndarray]:
+    """The arrays broadcast together, or a ValueError naming them (different lengths)."""
+    try:
+        return np.broadcast_arrays(*arrays.values())
+    except ValueError:
+        shapes = ", ".join(f"{k} {np.shape(v)}" for k, v in arrays.items())
+        raise ValueError(f"{' and '.join(arrays)} must have the same length (or be scalars), got shapes {shapes}") from None
+
+
+def _square(sigma) -> np.float64:
+    """sigma^2 in numpy floats: inf, not an OverflowError, beyond the float range."""
+    with np.errstate(over="ignore"):
+        return np.float64(sigma) ** 2
+
+
 # ----------------------------------------------------------------------------- l1-ball, binary
 
 
@@ -66,7 +87,8 @@ def ball_min_probability(p_hat_min, beta):
     the minimum is 0. ``p_hat_min`` in [0, 1/2], ``beta`` >= 0 (vectorised).
     """
     p = _array_in(p_hat_min, "p_hat_min", 0.0, 0.5, low_open=False, high_open=False)
-    b = _array_in(beta, "beta", 0.0, np.inf, low_open=False, high_open=True)
+    b = _array_in(beta, "beta", 0.0, np.inf, low_open=False, high_open=False)  # beta = inf: the whole simplex
+    p, b = _broadcast(p_hat_min=p, beta=b)
     return _scalar_or_array(np.maximum(0.0, p - b / 2.0))
 
 
@@ -82,12 +104,14 @@ def laplace_epsilon(b, p_min):
     """
     b = _array_in(b, "b", 0.0, np.inf, low_open=True, high_open=False)
     q = _array_in(p_min, "p_min", 0.0, 0.5, low_open=False, high_open=False)
+    b, q = _broadcast(b=b, p_min=q)
     with np.errstate(divide="ignore"):
         out = -np.log(q + (1.0 - q) * np.exp(-2.0 / b))
         # where e^{-2/b} underflows (b < ~0.003) and q = 0 the form above is -log 0 = inf; the
         # log-sum-exp form gives the finite value (2/b at q = 0)
         stable = -np.logaddexp(np.log(q), np.log1p(-q) - 2.0 / b)
-    return _scalar_or_array(np.where(np.isfinite(out), out, stable))
+    # b = inf (no signal): eps = -log 1 = 0, written +0.0
+    return _scalar_or_array(np.maximum(np.where(np.isfinite(out), out, stable), 0.0))
 
 
 def laplace_epsilon_estimated(b, p_hat_min, delta, m):
@@ -113,7 +137,7 @@ def laplace_scale(eps, p_min):
     """
     eps = _array_in(eps, "eps", 0.0, np.inf, low_open=False, high_open=False)
     q = _array_in(p_min, "p_min", 0.0, 0.5, low_open=False, high_open=False)
-    eps, q = np.broadcast_arrays(eps, q)
+    eps, q = _broadcast(eps=eps, p_min=q)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         denom = 1.0 - q * np.exp(eps)
         # log t = eps + log(1 - q) - log(1 - q e^eps), with log1p for accuracy near eps = 0.
@@ -160,23 +184,33 @@ def laplace_flip_probability(b):
 
 
 def threshold_release(y):
-    """The binary release of a noisy value: -1 if y < 0, else +1 [empirical-pml, eq. (66)]. Vectorised, int8."""
-    return np.where(np.asarray(y) < 0, -1, 1).astype(np.int8)
+    """The binary release of a noisy value: -1 if y < 0, else +1 [empirical-pml, eq. (66)]. Vectorised, int8;
+    ``y`` real (+-inf allowed: released as +-1), never NaN (a NaN has no sign to release)."""
+    y = _array_in(y, "y", -np.inf, np.inf, low_open=False, high_open=False)
+    return np.where(y < 0, -1, 1).astype(np.int8)
 
 
 def laplace_mechanism(x, b, rng: np.random.Generator, *, noise=None):
     """Y = X + L with L ~ Laplace(0, b) i.i.d. per entry [empirical-pml, eqs. (47)-(48)].
 
-    ``noise``: optional standard Laplace draws (scale 1) of the shape of ``x``; Y = x + b * noise,
-    so one draw serves every scale (common random numbers). ``b`` > 0.
+    ``noise``: optional standard Laplace draws (scale 1) of the shape of ``x``, finite; Y = x + b *
+    noise, so one draw serves every scale (common random numbers). ``b`` > 0 and finite (an
+    infinite scale releases nothing but infinities). ``rng``: a numpy Generator (also when
+    ``noise`` is given; it is then unused).
     """
-    b = check_positive(b, "b")
-    if not isinstance(rng, np.random.Generator):
-        raise TypeError(f"rng must be a numpy.random.Generator (e.g. leakage.rng streams), got {type(rng).__name__}")
+    b = check_scalar(b, "b", low=0.0, low_inclusive=False, finite=True)
+    check_rng(rng)
     x = _array_in(x, "x", -np.inf, np.inf, low_open=True, high_open=True)
     if noise is None:
         noise = rng.laplace(0.0, 1.0, size=x.shape)
-    return x + b * np.asarray(noise, dtype=float)
+    noise = _array_in(noise, "noise", -np.inf, np.inf, low_open=True, high_open=True)
+    if noise.shape != x.shape:
+        raise ValueError(f"noise must have the shape of x {x.shape} (one draw per entry), got {noise.shape}")
+    with np.errstate(over="ignore"):
+        out = x + b * noise
+    if not np.all(np.isfinite(out)):
+        raise ValueError(f"x + b * noise overflows the float range (b = {b!r}): use a smaller b")
+    return out
 
 
 # ----------------------------------------------------------------------------- Gaussian
@@ -194,12 +228,16 @@ def gaussian_leakage(y, sigma, p):
     l(y) = log max_x f(y|x) / f_Y(y) = -log(p e^{-2y/sigma^2} + 1 - p) for y >= 0 and
     -log(p + (1 - p) e^{2y/sigma^2}) for y < 0. Nats. ``sigma`` > 0, ``p`` in [0, 1]; vectorised in y.
     """
-    sigma, p = _check_gaussian(sigma, p)
-    y = _array_in(y, "y", -np.inf, np.inf, low_open=False, high_open=False)  # no NaN
-    r = np.exp(-2.0 * np.abs(y) / sigma**2)  # f(y | far input) / f(y | near input) <= 1
+    sigma = check_positive(sigma, "sigma")
+    p = check_scalar(p, "p", low=0.0, high=1.0)
+    y = _array_in(y, "y", -np.inf, np.inf, low_open=False, high_open=False)  # no NaN; +-inf: the limits
+    with np.errstate(invalid="ignore"):  # |y| = sigma^2 = inf: ratio inf/inf, taken as the limit y -> inf
+        t = np.abs(y) / _square(sigma)
+    t = np.where(np.isnan(t), np.inf, t)
+    r = np.exp(-2.0 * t)  # f(y | far input) / f(y | near input) <= 1
     near_is_x1 = y < 0  # for y < 0 the likelier input is x1 = -1
     w_near = np.where(near_is_x1, p, 1.0 - p)
-    return _scalar_or_array(-np.log(w_near + (1.0 - w_near) * r))
+    return _scalar_or_array(np.maximum(-np.log(w_near + (1.0 - w_near) * r), 0.0))
 
 
 def gaussian_violation_set(eps, sigma, p):
@@ -211,18 +249,25 @@ def gaussian_violation_set(eps, sigma, p):
     """
     sigma, p = _check_gaussian(sigma, p)
     eps = _array_in(eps, "eps", 0.0, np.inf, low_open=False, high_open=False)
+    eps, p = _broadcast(eps=eps, p=p)
     y_minus, y_plus = _violation_ends(eps, sigma, p)
     return _scalar_or_array(y_minus), _scalar_or_array(y_plus)
 
 
 def _violation_ends(eps, sigma, p):
-    """Unchecked kernel of :func:`gaussian_violation_set` (arrays in, arrays out)."""
+    """Unchecked kernel of :func:`gaussian_violation_set` (arrays in, arrays out).
+
+    ``sigma`` may be inf (or sigma^2 beyond the float range): an end whose log factor is 0 (eps = 0)
+    stays 0, its value for every finite sigma, the others go to +-inf (the exact limits)."""
+    half = _square(sigma) / 2.0
     e = np.exp(-eps)
     a = e - (1.0 - p)
     c = e - p
     with np.errstate(divide="ignore", invalid="ignore"):
-        y_plus = np.where(a > 0, -(sigma**2) / 2.0 * (np.log(np.where(a > 0, a, 1.0)) - np.log(np.where(a > 0, p, 1.0))), np.inf)
-        y_minus = np.where(c > 0, sigma**2 / 2.0 * (np.log(np.where(c > 0, c, 1.0)) - np.log1p(-np.where(c > 0, p, 0.0))), -np.inf)
+        log_a = np.log(np.where(a > 0, a, 1.0)) - np.log(np.where(a > 0, p, 1.0))
+        log_c = np.log(np.where(c > 0, c, 1.0)) - np.log1p(-np.where(c > 0, p, 0.0))
+        y_plus = np.where(a > 0, np.where(log_a == 0, 0.0, -half * log_a), np.inf)
+        y_minus = np.where(c > 0, np.where(log_c == 0, 0.0, half * log_c), -np.inf)
     return y_minus, y_plus
 
 
@@ -235,22 +280,26 @@ def gaussian_violation_probability(eps, sigma, p):
     """
     sigma, p = _check_gaussian(sigma, p)
     eps = _array_in(eps, "eps", 0.0, np.inf, low_open=False, high_open=False)
+    eps, p = _broadcast(eps=eps, p=p)
     return _scalar_or_array(_violation_probability(eps, sigma, p))
 
 
 def _violation_probability(eps, sigma, p):
     """Unchecked kernel of :func:`gaussian_violation_probability`."""
     y_minus, y_plus = _violation_ends(eps, sigma, p)
-    prob = p * (ndtr((y_minus + 1.0) / sigma) + ndtr(-(y_plus + 1.0) / sigma)) + (1.0 - p) * (
-        ndtr((y_minus - 1.0) / sigma) + ndtr(-(y_plus - 1.0) / sigma)
-    )
+    with np.errstate(invalid="ignore"):  # inf / inf at sigma = inf: the end's own limit, handled below
+        terms = [(y_minus + 1.0) / sigma, -(y_plus + 1.0) / sigma, (y_minus - 1.0) / sigma, -(y_plus - 1.0) / sigma]
+    # an infinite end over an infinite sigma: the end grows like sigma^2, so the ratio is +-inf
+    ends = [y_minus, -y_plus, y_minus, -y_plus]
+    terms = [np.where(np.isnan(t), np.sign(e) * np.inf, t) for t, e in zip(terms, ends)]
+    prob = p * (ndtr(terms[0]) + ndtr(terms[1])) + (1.0 - p) * (ndtr(terms[2]) + ndtr(terms[3]))
     return np.clip(prob, 0.0, 1.0)
 
 
 def ball_interval(p_hat, beta):
     """B_beta(P̂) for binary X as the interval of P_X(x1): [p̂ - beta/2, p̂ + beta/2] ∩ [0, 1] [empirical-pml, eq. (31)].
 
-    ``p_hat`` in (0, 1), ``beta`` >= 0. Returns ``(low, high)``.
+    ``p_hat`` in (0, 1), ``beta`` >= 0 (inf: the whole interval [0, 1]). Returns ``(low, high)``.
     """
     p_hat = check_scalar(p_hat, "p_hat", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
     beta = check_scalar(beta, "beta", low=0.0)
@@ -269,7 +318,8 @@ def gaussian_delta1(eps, sigma, p_hat, beta, *, n_grid: int = 129, xtol: float =
     eps = check_epsilon(eps)
     sigma = check_positive(sigma, "sigma")
     low, high = ball_interval(p_hat, beta)
-    n_grid = check_count(n_grid, "n_grid", low=3)
+    n_grid = check_count(n_grid, "n_grid", low=3, high=MAX_GRID)
+    max_peaks = check_count(max_peaks, "max_peaks", low=1, high=MAX_GRID)
     grid = np.linspace(low, high, n_grid)
     vals = _violation_probability(eps, sigma, grid)
     best_v, best_p = float(vals.max()), float(grid[int(vals.argmax())])
@@ -296,7 +346,9 @@ def gaussian_epsilon_star(eps, beta):
     """
     eps = _array_in(eps, "eps", 0.0, np.inf, low_open=False, high_open=True)
     beta = _array_in(beta, "beta", 0.0, 2.0, low_open=False, high_open=True)
-    x = beta * np.exp(eps) / 2.0
+    eps, beta = _broadcast(eps=eps, beta=beta)
+    with np.errstate(over="ignore"):  # e^eps beyond the float range: x = inf, refused below
+        x = beta * np.exp(eps) / 2.0
     if np.any(x >= 1.0):
         raise ValueError(f"beta * e^eps must be < 2 for eq. (64), got max {2 * float(np.max(x)):.6g}")
     return _scalar_or_array(eps - np.log1p(-x))
@@ -309,6 +361,7 @@ def gaussian_delta_star(delta1, delta2):
     """
     d1 = _array_in(delta1, "delta1", 0.0, 1.0, low_open=False, high_open=False)
     d2 = _array_in(delta2, "delta2", 0.0, 1.0, low_open=False, high_open=False)
+    d1, d2 = _broadcast(delta1=d1, delta2=d2)
     return _scalar_or_array(d1 + d2 - d1 * d2)
 
 
@@ -328,7 +381,7 @@ def pldp_gaussian_sigma(eps, delta, sensitivity: float = 2.0):
     if math.isinf(eps):  # sigma -> 0 as eps -> inf (was inf/inf = NaN)
         return 0.0
     f = float(erfcinv(delta))
-    return sensitivity * (f + np.sqrt(f * f + eps)) / (np.sqrt(2.0) * eps)
+    return float(sensitivity * (f + np.sqrt(f * f + eps)) / (np.sqrt(2.0) * eps))
 
 
 def pldp_gaussian_delta(eps, sigma, sensitivity: float = 2.0):
@@ -342,5 +395,6 @@ def pldp_gaussian_delta(eps, sigma, sensitivity: float = 2.0):
     sigma = check_scalar(sigma, "sigma", low=0.0, high=math.inf, low_inclusive=False, high_inclusive=False)
     sensitivity = check_scalar(sensitivity, "sensitivity", low=0.0, high=math.inf, low_inclusive=False, high_inclusive=False)
     s = np.sqrt(2.0) * eps * sigma / sensitivity
-    f = (s * s - eps) / (2.0 * s)
+    with np.errstate(over="ignore"):  # s^2 beyond the float range: f = inf, delta = erfc(inf) = 0 (the limit)
+        f = (s * s - eps) / (2.0 * s)
     return _scalar_or_array(np.minimum(1.0, erfc(f)))

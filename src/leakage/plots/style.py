@@ -7,7 +7,6 @@ PDF or PNG metadata, fixed float formatting in the CSV).
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import matplotlib
@@ -16,7 +15,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 import pandas as pd  # noqa: E402
 
-from leakage.tables import atomic_path, save_table  # noqa: E402
+from leakage.tables import atomic_output, save_table  # noqa: E402
 
 #: Resolution of the PNG files.
 PNG_DPI = 200
@@ -94,9 +93,8 @@ def save_figure(fig, stem: str | Path) -> tuple[Path, Path]:
         (pdf, {"metadata": {"CreationDate": None, "ModDate": None, "Producer": None, "Creator": None}}),
         (png, {"dpi": PNG_DPI, "metadata": {"Software": None}}),
     ):
-        tmp = atomic_path(out)
-        fig.savefig(tmp, format=out.suffix[1:], **kwargs)
-        os.replace(tmp, out)
+        with atomic_output(out) as tmp:
+            fig.savefig(tmp, format=out.suffix[1:], **kwargs)
     plt.close(fig)
     return pdf, png
 

@@ -26,7 +26,7 @@ def draw_fig1(table, settings):
         )
     ax.set_xlabel(r"PML level $\varepsilon$ (nats)")
     ax.set_ylabel(r"worst-case utility $\min\, u(x, y)$")
-    ax.set_title("counting query, n = %d" % int(settings.get("n_records", 7)))
+    ax.set_title("counting query, n = %d" % int(settings["n_records"]))
     ax.set_ylim(top=max(0.0, float(table.min_utility_mc.max())) + 2)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=2, frameon=False)
     return fig

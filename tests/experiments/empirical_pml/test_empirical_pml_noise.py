@@ -17,6 +17,7 @@ from leakage.experiments.empirical_pml.adult import (
 from leakage.experiments.empirical_pml import noise
 from leakage.mechanisms.additive import laplace_flip_probability
 from leakage.plots.empirical_pml.noise import PLOTS
+from leakage.tables import read_table, save_table
 
 
 def synthetic_adult(path, n=3000, seed=0):
@@ -138,8 +139,8 @@ def test_figures_columns_claims_and_plots(tmp_path, small_settings):
         assert np.all(pml.eps_star > pml.eps) and np.all(pml.delta_star >= 1e-6 * (1 - 1e-12))
     # round trip through CSV as the claims rule reads it
     for name, t in tables.items():
-        t.to_csv(tmp_path / f"{name}.csv", index=False)
-    read = {n: pd.read_csv(tmp_path / f"{n}.csv", keep_default_na=False, na_values=[""]) for n in tables}
+        save_table(t, tmp_path / f"{name}.csv")
+    read = {n: read_table(tmp_path / f"{n}.csv") for n in tables}
     claims = noise.check_claims(read, small_settings)
     assert {c.figure for c in claims} == {"fig4", "fig5", "fig6", "fig7"}
     assert all(c.detail for c in claims)
@@ -164,7 +165,7 @@ def test_bad_settings():
         Setting("dp", 1.0, 0.0)
     with pytest.raises(ValueError, match=r"delta must be in \(0, 1\]"):
         Setting("pml", 1.0, 0.0)
-    with pytest.raises(ValueError, match="m must be <= the number of records"):
+    with pytest.raises(ValueError, match="m_values must be <= the number of records"):
         simulate(np.array([-1, 1, 1]), [5], [Setting("ldp", 1.0, 0.0)], 2, np.random.default_rng(0))
     with pytest.raises(ValueError, match="path must be one of"):
         simulate(np.array([-1, 1, 1]), [2], [Setting("ldp", 1.0, 0.0)], 2, np.random.default_rng(0), path="x")

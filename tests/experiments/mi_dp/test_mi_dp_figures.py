@@ -107,13 +107,16 @@ def test_config_section_matches_schema_and_defaults(repo_root):
     config = yaml.safe_load((repo_root / "config.yaml").read_text())["mi-dp"]
     schema = yaml.safe_load((repo_root / "workflow/schemas/mi-dp.schema.yaml").read_text())
     jsonschema.validate(config, schema)
-    for fig, obj in config.items():
+    for fig, obj in config.items():  # config.yaml holds every default; the schema requires every key
         props = schema["properties"][fig]["properties"]
-        assert obj == {k: v["default"] for k, v in props.items()}
+        assert set(obj) == set(props) == set(schema["properties"][fig]["required"])
+        assert not any("default" in spec for spec in props.values())
     assert schema["properties"]["fig2"]["properties"]["eps_mi_max"]["maximum"] == LOG2
-    for wrong in ({"fig1": {"eps_max": 0}}, {"fig2": {"eps_mi_max": 0.7}}, {"fig1": {"n_pts": 5}}, {"fig3": {}}):
+    for fig, wrong in (("fig1", {"eps_max": 0}), ("fig2", {"eps_mi_max": 0.7}), ("fig1", {"n_pts": 5}), ("fig3", {})):
         with pytest.raises(jsonschema.ValidationError):
-            jsonschema.validate(wrong, schema)
+            jsonschema.validate({**config, fig: {**config.get(fig, {}), **wrong}}, schema)
+    with pytest.raises(jsonschema.ValidationError, match="'n_points' is a required property"):
+        jsonschema.validate({**config, "fig1": {"eps_max": 3.0}}, schema)
 
 
 def test_rules_register_the_figures(repo_root):

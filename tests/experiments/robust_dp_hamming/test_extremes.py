@@ -11,6 +11,7 @@ import pytest
 from leakage.experiments.robust_dp_hamming.leakage_distortion import (
     EPS_REACH,
     class_i_dp_leakage,
+    closed_form_reach,
     dp_leakage_curve,
     dp_leakage_distortion,
     dp_mechanism,
@@ -39,26 +40,64 @@ def test_min_distortion_matches_randomized_response_up_to_the_reach(eps):
         assert ldp_epsilon(q) <= eps + 1e-6
 
 
-def test_eps_inf_gives_the_identity_and_beyond_the_reach_is_a_clear_error():
+def test_eps_inf_gives_the_identity_and_beyond_the_lp_reach_the_closed_form():
     d, q = min_distortion_dp(UNIFORM2, math.inf)
     assert d == 0.0 and np.array_equal(q, np.eye(2))
-    with pytest.raises(ValueError, match=r"eps must be in \[0, 18\] nats or inf"):
-        min_distortion_dp(UNIFORM2, 30)  # was an all-NaN mechanism
-    with pytest.raises(ValueError, match="eps must be in"):
-        dp_mechanism(UNIFORM2, 0.1, 25.0)
+    # beyond the LP's reach: Theorem 1's D = (M-1)/(e^eps + M-1) [robust-dp-hamming], randomized response
+    for eps in (30.0, 300.0):
+        d, q = min_distortion_dp(UNIFORM2, eps)
+        assert d == pytest.approx(1.0 / (math.exp(eps) + 1.0), rel=1e-12)
+        assert ldp_epsilon(q) <= eps * (1 + 1e-12) and np.allclose(q.sum(axis=1), 1.0)
+    # e^-1e300 underflows: D_min = 0 in floats (the true value is below 1e-300), the identity
+    assert min_distortion_dp(UNIFORM2, 1e300)[0] == 0.0
+    # a mechanism exists exactly when D >= D_min(eps): at eps = 25, D_min = 1/(e^25 + 1) = 1.4e-11
+    assert np.allclose(dp_mechanism(UNIFORM2, 0.1, 25.0).sum(axis=1), 1.0)
+    with pytest.raises(ValueError, match=r"distortion must be in \[D_min\(eps\), 1\]"):
+        dp_mechanism(UNIFORM2, 1e-12, 25.0)
 
 
-def test_a_tiny_distortion_is_met_relatively_or_refused():
-    # Theorem 1 (Class I): eps* = log((M-1)(1-D)/D); D = 1e-7 needs 16.1 nats, within reach
+def test_the_closed_form_beyond_the_lp_holds_for_class_ii_iii_and_absent_letters():
+    class_ii = [[0.70, 0.15, 0.06, 0.04, 0.03, 0.02]]  # Table I: pi* = 0.02, eps_c = log(50 - 5)
+    class_iii = class_ii + [[0.15, 0.70, 0.06, 0.04, 0.03, 0.02]]
+    absent = [[0.5, 0.5, 0.0]]  # the third letter never occurs: M' = 2
+    assert closed_form_reach(class_ii) == (pytest.approx(math.log(45.0)), 6)
+    assert closed_form_reach(absent) == (0.0, 2)
+    for points, m in ((class_ii, 6), (class_iii, 6), (absent, 2)):
+        eps_c = closed_form_reach(points)[0]
+        # where both apply the LP agrees with the closed form, which is proved, not fitted
+        for eps in (eps_c, 0.5 * (eps_c + EPS_REACH), EPS_REACH):
+            assert min_distortion_dp(points, eps)[0] == pytest.approx((m - 1) / (math.exp(eps) + m - 1), rel=1e-6)
+        for eps in (20.0, 60.0):
+            assert min_distortion_dp(points, eps)[0] == pytest.approx((m - 1) / (math.exp(eps) + m - 1), rel=1e-12)
+        # a tiny distortion: eps* = log((M'-1)(1-D)/D), beyond the LP's 18 nats
+        for dist in (1e-9, 1e-12, 1e-300):
+            assert dp_leakage_distortion(points, dist).eps == pytest.approx(math.log((m - 1) * (1 - dist) / dist))
+        got = dp_leakage_curve(points, [0.3, 1e-12, 1e-9])
+        assert got[1:] == pytest.approx([math.log((m - 1) * (1 - d) / d) for d in (1e-12, 1e-9)])
+        assert got[0] == pytest.approx(dp_leakage_distortion(points, 0.3).eps, abs=1e-7)
+
+
+def test_a_letter_rarer_than_the_lp_resolves_is_refused_between_18_nats_and_its_closed_form():
+    rare = [[0.5, 0.5 - 1e-12, 1e-12]]  # eps_c = log(1e12 - 2) = 27.6 nats
+    eps_c = closed_form_reach(rare)[0]
+    assert eps_c == pytest.approx(math.log(1e12 - 2))
+    with pytest.raises(ValueError, match=r"eps = 20 nats is out of reach .* eps must be in \[0, 18\] or >= 27.6"):
+        min_distortion_dp(rare, 20.0)
+    assert min_distortion_dp(rare, 30.0)[0] == pytest.approx(2 / (math.exp(30.0) + 2), rel=1e-12)
+    assert dp_leakage_distortion(rare, 1e-13).eps == pytest.approx(math.log(2 * (1 - 1e-13) / 1e-13))
+
+
+def test_a_tiny_distortion_is_met_relatively():
+    # Theorem 1 (Class I): eps* = log((M-1)(1-D)/D); D = 1e-7 needs 16.1 nats, within the LP's reach
     sol = dp_leakage_distortion(UNIFORM2, 1e-7)
     assert sol.eps == pytest.approx(class_i_dp_leakage(2, 1e-7), abs=1e-6)
     distortion = 0.5 * (1 - np.diag(sol.mechanism)).sum()
     assert distortion <= 1e-7 * (1 + 1e-5)
-    # D = 1e-12 needs 27.6 nats: refused, not answered with 22.8 nats and 125x the budget
-    with pytest.raises(ValueError, match=r"distortion = 1e-12 is out of reach .* distortion must be >= "):
-        dp_leakage_distortion(UNIFORM2, 1e-12)
-    with pytest.raises(ValueError, match="out of reach"):
-        dp_leakage_curve(UNIFORM2, [0.1, 1e-12])
+    # D = 1e-12 needs 27.6 nats: the closed form, with a mechanism that meets the budget
+    sol = dp_leakage_distortion(UNIFORM2, 1e-12)
+    assert sol.eps == pytest.approx(class_i_dp_leakage(2, 1e-12), rel=1e-12)
+    q = sol.mechanism  # distortion as the off-diagonal mass (1 - Q(i|i) would round at 1e-16)
+    assert 0.5 * (q.sum() - np.trace(q)) <= 1e-12 * (1 + 1e-9)
 
 
 @pytest.mark.parametrize("tol", [0.0, -1.0, math.nan, "x"])
@@ -131,3 +170,15 @@ def test_chamber_refuses_non_integer_orders():
     for order in ([math.inf, 0], [0.5, 1], [[0, 1]]):
         with pytest.raises((ValueError, TypeError), match="order must be a permutation"):
             chamber_halfspaces(order)
+
+
+def test_every_set_of_the_paper_is_answered_exactly_beyond_the_lp_reach(repo_root):
+    """docs/papers/robust-dp-hamming.md: every source set of the data file has eps_c < EPS_REACH, so
+    no eps and no distortion is refused for them."""
+    from leakage.experiments.robust_dp_hamming.figures import load_source_sets
+
+    data = load_source_sets(repo_root / "workflow" / "data" / "robust-dp-hamming" / "source_sets.yaml")
+    sets = [pts for table in data["tables"].values() for pts in table.values()] + list(data["fig1"].values())
+    for points in sets:
+        assert closed_form_reach(points)[0] < EPS_REACH
+        assert math.isfinite(dp_leakage_distortion(points, 1e-300).eps)

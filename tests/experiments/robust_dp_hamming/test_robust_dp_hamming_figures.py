@@ -1,12 +1,12 @@
 """robust-dp-hamming: the source-set data file, the figure tables and the claims."""
 
 import numpy as np
-import pandas as pd
 import pytest
 import yaml
 
 from leakage.experiments.robust_dp_hamming.figures import FIGURES, check_claims, distortion_grid, load_source_sets
 from leakage.experiments.robust_dp_hamming.source_sets import source_class
+from leakage.tables import read_table, save_table
 
 DATA = "workflow/data/robust-dp-hamming/source_sets.yaml"
 
@@ -88,7 +88,7 @@ def test_small_figures_and_their_claims(inputs):
 @pytest.mark.parametrize("fig,sets", [("fig6", ["class_II"]), ("fig4", ["class_II", "class_III_b"])])
 def test_tables_survive_the_csv_round_trip(inputs, tmp_path, fig, sets):
     t = FIGURES[fig]({"n_points": 4, "jump_offset": 1e-4, "M": 6, "source_sets": sets}, None, inputs)
-    t.to_csv(tmp_path / "t.csv", index=False)
-    back = pd.read_csv(tmp_path / "t.csv", keep_default_na=False, na_values=[""])
+    save_table(t, tmp_path / "t.csv")
+    back = read_table(tmp_path / "t.csv")
     got, want = check_claims({fig: back}, {}), check_claims({fig: t}, {})
     assert [c.holds for c in got] == [c.holds for c in want] and len(got) >= 2

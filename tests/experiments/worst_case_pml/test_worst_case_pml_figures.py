@@ -11,6 +11,8 @@ from leakage.experiments.worst_case_pml import figures as exp
 from leakage.plots import worst_case_pml as plots
 from leakage.plots.style import color
 
+from shipped_config import shipped
+
 FIG1_COLUMNS = ["eps", "mechanism", "min_utility_mc", "min_utility_exact"]
 OPT_COLUMNS = ["pattern", "k", "p_low", "eps_utility_safe", "eps_optimal"]
 
@@ -93,7 +95,7 @@ def test_failing_claims_are_reported_with_numbers():
         for e, v in ((0.0, -50.0), (0.05, -37.0), (0.1, -50.0))
         for m in exp.MECHANISMS
     ]
-    claims = exp.check_claims({"fig1": pd.DataFrame(rows)}, {"fig1": {}})
+    claims = exp.check_claims({"fig1": pd.DataFrame(rows)}, shipped("worst-case-pml"))  # n = 7 records
     by = {c.claim: c for c in claims}
     mono = by["utility-safe worst case never decreases with eps"]
     assert not mono.holds and "0.1 (-37 -> -50)" in mono.detail
@@ -120,8 +122,9 @@ def test_plots_label_axes_in_nats_and_use_the_paper_colours():
         [{"eps": e, "mechanism": m, "min_utility_mc": -50.0, "min_utility_exact": -50.0}
          for e in (0.0, 0.05) for m in exp.MECHANISMS]
     )
-    ax = plots.PLOTS["fig1"](fig1, {}).axes[0]
+    ax = plots.PLOTS["fig1"](fig1, shipped("worst-case-pml")["fig1"]).axes[0]
     assert "nats" in ax.get_xlabel() and ax.get_ylabel() and ax.get_legend() is not None
+    assert ax.get_title() == f"counting query, n = {shipped('worst-case-pml')['fig1']['n_records']}"
     opt = pd.DataFrame(
         {"pattern": "three_low_one_high", "k": [2, 2, 3, 3], "p_low": [0.1, 0.2] * 2,
          "eps_utility_safe": [1.2, 0.5, 1.6, 0.9], "eps_optimal": [0.4, 0.4, 1.6, 0.9]}

@@ -35,6 +35,20 @@ from leakage.measures.dp import randomized_response
 from leakage.estimation.concentration import beta_star, empirical_distribution, sample_sizes
 from leakage.measures.information import empirical_mutual_information, mutual_information
 from leakage.mechanisms.release import channel_outputs
+from leakage.validation import (
+    MAX_POINTS,
+    check_array_size,
+    check_channel,
+    check_choice,
+    check_count,
+    check_distribution,
+    check_frame,
+    check_list,
+    check_mapping,
+    check_probability,
+    check_rng,
+    check_scalar,
+)
 
 _LOG = logging.getLogger(__name__)
 
@@ -60,19 +74,17 @@ MC_COLUMNS = [
 #: engine's defaults). Never a wall-clock limit: same config, same bytes on any machine.
 ENGINE_KEYS = ("tol", "max_iterations", "max_nodes")
 
-#: Defaults of the config section ``adult-design`` (mirrors workflow/schemas/adult-design.schema.yaml).
-DEFAULT_SETTINGS = {
-    "attributes": ["race", "relationship", "marital-status", "workclass", "occupation", "education", "native-country"],
-    "eps": [0.5, 1.0, 2.0],
-    "delta": 1.0e-6,
-    "methods": list(METHODS),
-    "curve": {"eps_min": 0.1, "eps_max": 4.0, "n_eps": 12},
-    "engine": {"tol": 1.0e-6, "max_iterations": 300, "max_nodes": None},
-    "mc_attributes": ["race", "marital-status", "education"],
-    "mc": {"eps": 1.0, "m_min": 100, "m_max": None, "n_m": 12, "iterations": 20,
-           "tol": 1.0e-4, "max_iterations": 30, "max_nodes": 2000},
-    "heatmap": {"attribute": "education", "eps": 1.0, "methods": ["pml", "ldp"]},
-    "release": {"eps": 1.0, "rng": "seeded"},
+#: The keys of the config section ``adult-design`` (config.yaml holds their defaults), with the
+#: keys of its sub-sections. The stages take complete settings: each function needs the keys it
+#: uses (the rules pass only those, so that a change elsewhere in the section reruns nothing).
+SECTION_KEYS = {
+    "attributes": None, "eps": None, "delta": None, "methods": None,
+    "curve": ("eps_min", "eps_max", "n_eps"),
+    "engine": ENGINE_KEYS,
+    "mc_attributes": None,
+    "mc": ("eps", "m_min", "m_max", "n_m", "iterations", *ENGINE_KEYS),
+    "heatmap": ("attribute", "eps", "methods"),
+    "release": ("eps", "rng"),
 }  # fmt: skip
 
 
@@ -112,76 +124,101 @@ def _check_engine(section: dict, key: str) -> None:
 
 def engine_budget(section: Mapping) -> dict:
     """The engine keyword arguments of an ``engine`` or ``mc`` section (``ENGINE_KEYS``)."""
+    section = check_mapping(section, "section", required=ENGINE_KEYS)
     return {k: section[k] for k in ENGINE_KEYS}
 
 
-def check_settings(settings: Mapping | None = None) -> dict:
-    """The ``adult-design`` section with defaults filled in, every value checked.
+def check_settings(settings: Mapping, required=()) -> dict:
+    """The ``adult-design`` settings given (a part of the config section), every value checked.
 
-    The schema (workflow/schemas/adult-design.schema.yaml) refuses the same values before any job;
-    this check guards library calls made outside Snakemake. ``ValueError`` names the key.
+    ``required``: the keys the caller uses; each must be given, and a sub-section (``curve``,
+    ``engine``, ``mc``, ``heatmap``, ``release``) must be given whole. There are no defaults here:
+    config.yaml holds them. Within a sub-section the order of its keys is checked here too
+    (curve.eps_min < curve.eps_max, mc.m_min <= mc.m_max); constraints across keys of the section are
+    the workflow's config checks (workflow/lib/config_checks.py). This check guards library calls
+    made outside Snakemake.
+    ``ValueError`` names the key.
     """
-    given = dict(settings or {})
-    unknown = sorted(set(given) - set(DEFAULT_SETTINGS))
+    settings = check_mapping(settings, "settings")
+    required = check_list(required, "required", lambda v, name: check_choice(v, name, tuple(SECTION_KEYS)), empty=True)
+    unknown = sorted(set(settings) - set(SECTION_KEYS))
     if unknown:
-        _fail(str(unknown[0]), f"unknown key; allowed keys are {sorted(DEFAULT_SETTINGS)}")
-    s = {k: (dict(v) if isinstance(v, dict) else v) for k, v in DEFAULT_SETTINGS.items()}
-    for key, value in given.items():
-        if isinstance(s[key], dict):
-            if not isinstance(value, Mapping):
-                _fail(key, f"must be a mapping, got {value!r}")
-            extra = sorted(set(value) - set(s[key]))
-            if extra:
-                _fail(f"{key}.{extra[0]}", f"unknown key; allowed keys are {sorted(s[key])}")
-            s[key].update(value)
-        else:
+        _fail(str(unknown[0]), f"unknown key; allowed keys are {sorted(SECTION_KEYS)}")
+    missing = [k for k in required if k not in settings]
+    if missing:
+        _fail(str(missing[0]), "missing from settings (config.yaml holds every key of the section with its default)")
+    s = {}
+    for key, value in settings.items():
+        sub = SECTION_KEYS[key]
+        if sub is None:
             s[key] = value
-    s["attributes"] = _check_attributes(s["attributes"], "attributes")
-    if isinstance(s["eps"], (str, bytes)) or not isinstance(s["eps"], (list, tuple)) or not s["eps"]:
-        _fail("eps", f"must be a non-empty list of numbers in (0, 20], got {s['eps']!r}")
-    s["eps"] = sorted({_check_eps(e, "eps") for e in s["eps"]})
-    d = s["delta"]
-    if isinstance(d, bool) or not isinstance(d, (int, float)) or not (0 < d < 1):
-        _fail("delta", f"must be a probability in (0, 1), got {d!r}")
-    s["delta"] = float(d)
-    methods = s["methods"]
-    if isinstance(methods, str) or not isinstance(methods, (list, tuple)) or not methods or any(
-        m not in METHODS for m in methods
-    ):
-        _fail("methods", f"must be a non-empty list from {list(METHODS)}, got {methods!r}")
-    s["methods"] = [m for m in METHODS if m in methods]
-    c = s["curve"]
-    c["eps_min"], c["eps_max"] = _check_eps(c["eps_min"], "curve.eps_min"), _check_eps(c["eps_max"], "curve.eps_max")
-    if c["eps_min"] >= c["eps_max"]:
-        _fail("curve.eps_max", f"must exceed curve.eps_min = {c['eps_min']}, got {c['eps_max']}")
-    if isinstance(c["n_eps"], bool) or not isinstance(c["n_eps"], int) or c["n_eps"] < 2:
-        _fail("curve.n_eps", f"must be an integer >= 2, got {c['n_eps']!r}")
-    _check_engine(s["engine"], "engine")
-    mc = s["mc"]
-    _check_engine(mc, "mc")
-    s["mc_attributes"] = _check_attributes(s["mc_attributes"], "mc_attributes")
-    mc["eps"] = _check_eps(mc["eps"], "mc.eps")
-    for key, low in (("m_min", 2), ("n_m", 1), ("iterations", 1)):
-        if isinstance(mc[key], bool) or not isinstance(mc[key], int) or mc[key] < low:
-            _fail(f"mc.{key}", f"must be an integer >= {low}, got {mc[key]!r}")
-    if mc["m_max"] is not None and (
-        isinstance(mc["m_max"], bool) or not isinstance(mc["m_max"], int) or mc["m_max"] < mc["m_min"]
-    ):
-        _fail("mc.m_max", f"must be null (all records) or an integer >= mc.m_min, got {mc['m_max']!r}")
-    h = s["heatmap"]
-    h["attribute"] = _check_attributes([h["attribute"]], "heatmap.attribute")[0]
-    h["eps"] = _check_eps(h["eps"], "heatmap.eps")
-    if not set(h["methods"]) <= set(METHODS) or not h["methods"]:
-        _fail("heatmap.methods", f"must be a non-empty list from {list(METHODS)}, got {h['methods']!r}")
-    r = s["release"]
-    r["eps"] = _check_eps(r["eps"], "release.eps")
-    if r["rng"] not in ("seeded", "secure"):
-        _fail("release.rng", f"must be 'seeded' or 'secure', got {r['rng']!r}")
+            continue
+        if not isinstance(value, Mapping):
+            _fail(key, f"must be a mapping, got {value!r}")
+        extra = sorted(set(value) - set(sub))
+        if extra:
+            _fail(f"{key}.{extra[0]}", f"unknown key; allowed keys are {sorted(sub)}")
+        absent = [k for k in sub if k not in value]
+        if absent:
+            _fail(f"{key}.{absent[0]}", "missing from settings (config.yaml holds every key of the section with its default)")
+        s[key] = dict(value)
+    if "attributes" in s:
+        s["attributes"] = _check_attributes(s["attributes"], "attributes")
+    if "eps" in s:
+        if isinstance(s["eps"], (str, bytes)) or not isinstance(s["eps"], (list, tuple)) or not s["eps"]:
+            _fail("eps", f"must be a non-empty list of numbers in (0, 20], got {s['eps']!r}")
+        s["eps"] = sorted({_check_eps(e, "eps") for e in s["eps"]})
+    if "delta" in s:
+        d = s["delta"]
+        if isinstance(d, bool) or not isinstance(d, (int, float)) or not (0 < d < 1):
+            _fail("delta", f"must be a probability in (0, 1), got {d!r}")
+        s["delta"] = float(d)
+    if "methods" in s:
+        methods = s["methods"]
+        if isinstance(methods, str) or not isinstance(methods, (list, tuple)) or not methods or any(
+            m not in METHODS for m in methods
+        ):
+            _fail("methods", f"must be a non-empty list from {list(METHODS)}, got {methods!r}")
+        s["methods"] = [m for m in METHODS if m in methods]
+    if "curve" in s:
+        c = s["curve"]
+        c["eps_min"], c["eps_max"] = _check_eps(c["eps_min"], "curve.eps_min"), _check_eps(c["eps_max"], "curve.eps_max")
+        if c["eps_min"] >= c["eps_max"]:
+            _fail("curve.eps_max", f"must exceed curve.eps_min = {c['eps_min']}, got {c['eps_max']}")
+        if isinstance(c["n_eps"], bool) or not isinstance(c["n_eps"], int) or not 2 <= c["n_eps"] <= MAX_POINTS:
+            _fail("curve.n_eps", f"must be an integer in [2, {MAX_POINTS}], got {c['n_eps']!r}")
+    if "engine" in s:
+        _check_engine(s["engine"], "engine")
+    if "mc_attributes" in s:
+        s["mc_attributes"] = _check_attributes(s["mc_attributes"], "mc_attributes")
+    if "mc" in s:
+        mc = s["mc"]
+        _check_engine(mc, "mc")
+        mc["eps"] = _check_eps(mc["eps"], "mc.eps")
+        for key, low in (("m_min", 2), ("n_m", 1), ("iterations", 1)):
+            if isinstance(mc[key], bool) or not isinstance(mc[key], int) or mc[key] < low or mc[key] > MAX_POINTS:
+                _fail(f"mc.{key}", f"must be an integer in [{low}, {MAX_POINTS}], got {mc[key]!r}")
+        if mc["m_max"] is not None and (
+            isinstance(mc["m_max"], bool) or not isinstance(mc["m_max"], int) or mc["m_max"] < mc["m_min"]
+        ):
+            _fail("mc.m_max", f"must be null (all records) or an integer >= mc.m_min, got {mc['m_max']!r}")
+    if "heatmap" in s:
+        h = s["heatmap"]
+        h["attribute"] = _check_attributes([h["attribute"]], "heatmap.attribute")[0]
+        h["eps"] = _check_eps(h["eps"], "heatmap.eps")
+        if not set(h["methods"]) <= set(METHODS) or not h["methods"]:
+            _fail("heatmap.methods", f"must be a non-empty list from {list(METHODS)}, got {h['methods']!r}")
+    if "release" in s:
+        r = s["release"]
+        r["eps"] = _check_eps(r["eps"], "release.eps")
+        if r["rng"] not in ("seeded", "secure"):
+            _fail("release.rng", f"must be 'seeded' or 'secure', got {r['rng']!r}")
     return s
 
 
 def curve_eps(settings: Mapping) -> np.ndarray:
     """fig2's eps grid: ``curve.n_eps`` log-spaced values in [eps_min, eps_max] and the config's eps."""
+    settings = check_settings(settings, ("curve", "eps"))
     c = settings["curve"]
     grid = np.geomspace(c["eps_min"], c["eps_max"], c["n_eps"])
     return np.unique(np.concatenate([grid, np.asarray(settings["eps"], dtype=float)]))
@@ -192,10 +229,18 @@ def curve_eps(settings: Mapping) -> np.ndarray:
 
 def attribute_codes(table: pd.DataFrame, attribute: str) -> tuple[list[str], np.ndarray]:
     """``categorical_column`` with its error naming the config key."""
+    check_frame(table, "table")
+    _attribute(attribute)
     try:
         return categorical_column(table, attribute)
     except ValueError as exc:
         raise ValueError(f"adult-design.attributes: {exc}") from None
+
+
+def _attribute(attribute) -> str:
+    if not isinstance(attribute, str) or not attribute:
+        raise TypeError(f"attribute must be an attribute name (a string), got {attribute!r:.100}")
+    return attribute
 
 
 def estimate_priors(table: pd.DataFrame, attributes) -> pd.DataFrame:
@@ -204,6 +249,12 @@ def estimate_priors(table: pd.DataFrame, attributes) -> pd.DataFrame:
     Categories in the order of :func:`leakage.data.adult.categorical_column` (``?`` its own
     category); that order defines the indexes x, y of ``mechanisms.csv``.
     """
+    check_frame(table, "table")
+    if isinstance(attributes, (str, bytes)) or not hasattr(attributes, "__iter__"):
+        raise TypeError(f"attributes must be a list of attribute names, got {attributes!r:.100}")
+    attributes = list(attributes)
+    if not attributes:
+        raise ValueError("attributes must list at least one attribute")
     rows = []
     for attribute in attributes:
         categories, codes = attribute_codes(table, attribute)
@@ -218,7 +269,8 @@ def estimate_priors(table: pd.DataFrame, attributes) -> pd.DataFrame:
 
 def prior_of(priors: pd.DataFrame, attribute: str) -> tuple[list[str], np.ndarray, int]:
     """(categories, P̂, m) of one attribute from the ``priors.csv`` table."""
-    part = priors[priors["attribute"] == attribute]
+    check_frame(priors, "priors", columns=PRIOR_COLUMNS)
+    part = priors[priors["attribute"] == _attribute(attribute)]
     if part.empty:
         raise ValueError(f"adult-design: attribute {attribute!r} is not in priors.csv")
     counts = part["count"].to_numpy(dtype=np.int64)
@@ -260,9 +312,16 @@ def design(method: str, p_hat, eps: float, beta: float, budget: Mapping | None =
     eps' = design_epsilon(eps, beta) [eq. (43)] is negative. An exception of the engine is recorded
     the same way, with reason ``ENGINE_FAILED: <error>`` (logged, and failed by the claims).
     ``budget``: the engine's deterministic budgets (``ENGINE_KEYS``; None: the engine's defaults).
+    ``eps`` in (0, 20] nats (the study's range), ``beta`` in [0, 2].
     """
-    p_hat = np.asarray(p_hat, dtype=float)
-    kw = dict(budget or {})
+    check_choice(method, "method", METHODS)
+    p_hat = check_distribution(p_hat, "p_hat", full_support=True)
+    eps = check_scalar(eps, "eps", low=0.0, high=20.0, low_inclusive=False)
+    beta = check_scalar(beta, "beta", low=0.0, high=2.0)
+    kw = {} if budget is None else check_mapping(budget, "budget")
+    unknown = sorted(set(kw) - set(ENGINE_KEYS))
+    if unknown:
+        raise ValueError(f"budget: unknown keys {unknown}; allowed {list(ENGINE_KEYS)}")
     if method == "rr":
         rr = randomized_response(p_hat.size, eps)
         return Mechanism(method, eps, beta, rr, bound=mutual_information(rr, p_hat))
@@ -291,6 +350,10 @@ def design(method: str, p_hat, eps: float, beta: float, budget: Mapping | None =
 
 def mechanism_rows(attribute: str, mech: Mechanism, delta: float) -> list[dict]:
     """The non-zero entries of a mechanism as ``mechanisms.csv`` rows (none when infeasible)."""
+    _attribute(attribute)
+    if not isinstance(mech, Mechanism):
+        raise TypeError(f"mech must be a Mechanism (from design()), got {mech!r:.100}")
+    delta = check_probability(delta, "delta")
     if not mech.feasible:
         return []
     xs, ys = np.nonzero(mech.channel > 0)
@@ -304,7 +367,17 @@ def mechanism_rows(attribute: str, mech: Mechanism, delta: float) -> list[dict]:
 
 def channel_from_rows(rows: pd.DataFrame, n_symbols: int) -> np.ndarray:
     """The N x M channel of one mechanism's ``mechanisms.csv`` rows (omitted entries are 0)."""
+    check_frame(rows, "rows", columns=("x", "y", "probability"), empty=True)
+    n_symbols = check_count(n_symbols, "n_symbols")
+    for col, top in (("x", n_symbols - 1), ("y", None)):
+        v = rows[col].to_numpy(dtype=float) if len(rows) else np.zeros(0)
+        if np.any(~np.isfinite(v)) or np.any(v < 0) or np.any(v != np.round(v)) or (top is not None and np.any(v > top)):
+            raise ValueError(f"rows: column {col} must hold integer indexes 0..{top if top is not None else 'M-1'}")
+    prob = rows["probability"].to_numpy(dtype=float) if len(rows) else np.zeros(0)
+    if np.any(~np.isfinite(prob)) or np.any((prob < 0) | (prob > 1)):
+        raise ValueError("rows: column probability must hold probabilities in [0, 1]")
     n_out = int(rows["y"].max()) + 1 if len(rows) else n_symbols
+    check_array_size((n_symbols, max(n_out, 1)), "n_symbols")
     c = np.zeros((n_symbols, max(n_out, 1)))
     c[rows["x"].to_numpy(int), rows["y"].to_numpy(int)] = rows["probability"].to_numpy(float)
     return c
@@ -316,8 +389,10 @@ def design_attribute(priors: pd.DataFrame, attribute: str, settings: Mapping) ->
     Returns (mechanisms rows at the config's eps, fig2's curve: I(X;Y) under P̂ for every method
     at every eps of :func:`curve_eps`). The rows at the config's eps are the same designs.
     """
-    s = check_settings(settings)
+    s = check_settings(settings, ("eps", "delta", "methods", "curve", "engine"))
     categories, p_hat, m = prior_of(priors, attribute)
+    if len(categories) < 2 or np.any(p_hat <= 0):
+        raise ValueError(f"priors: attribute {attribute!r} needs at least 2 categories of positive count, got {len(categories)}")
     beta = beta_star(s["delta"], m, len(categories))
     mech_rows, curve_rows = [], []
     config_eps = set(s["eps"])
@@ -341,6 +416,9 @@ def release_rng(kind: str, seed: int, attribute: str) -> np.random.Generator:
     or ``secure`` (fresh OS entropy on every run, for a real release)."""
     from leakage.rng import stream
 
+    check_choice(kind, "kind", ("seeded", "secure"))
+    _attribute(attribute)
+    seed = check_count(seed, "seed", low=0)
     if kind == "seeded":
         return stream(seed, "adult-design", "release", attribute)
     if kind == "secure":
@@ -355,7 +433,8 @@ def release_column(table: pd.DataFrame, attribute: str, channel, rng: np.random.
     written by name (the category with index y in ``priors.csv`` order). Only the column.
     """
     categories, codes = attribute_codes(table, attribute)
-    c = np.asarray(channel, dtype=float)
+    c = check_channel(channel)
+    check_rng(rng)
     if c.shape[0] != len(categories) or c.shape[1] > len(categories):
         raise ValueError(f"channel of shape {c.shape} does not fit the {len(categories)} categories of {attribute!r}")
     y = channel_outputs(c, codes, rng.random(codes.size))
@@ -367,7 +446,8 @@ def release_column(table: pd.DataFrame, attribute: str, channel, rng: np.random.
 
 def mc_sizes(settings: Mapping, n_records: int) -> np.ndarray:
     """fig1/fig4's m: ``mc.n_m`` log-spaced integers from ``mc.m_min`` to ``mc.m_max`` (null: all records)."""
-    mc = settings["mc"]
+    mc = check_settings(settings, ("mc",))["mc"]
+    n_records = check_count(n_records, "n_records")
     m_max = n_records if mc["m_max"] is None else mc["m_max"]
     if m_max > n_records:
         raise ValueError(f"adult-design.mc.m_max: {m_max} exceeds the {n_records} records")
@@ -387,7 +467,8 @@ def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.
     attribute (the public alphabet: a larger, conservative radius). The released records are the
     subset itself, so no released record has an unseen category.
     """
-    s = check_settings(settings)
+    s = check_settings(settings, ("delta", "methods", "mc"))
+    check_rng(rng)
     _, codes = attribute_codes(table, attribute)
     n_all = int(codes.max()) + 1
     eps = s["mc"]["eps"]
@@ -420,12 +501,16 @@ def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.
 def release_attribute(table: pd.DataFrame, mechanisms: pd.DataFrame, attribute: str, settings: Mapping, *, seed: int) -> pd.DataFrame:
     """Stage 3 for one attribute: its column through the ``pml`` mechanism at ``release.eps`` (from
     the attribute's ``mechanisms`` rows), with the generator of ``release.rng``."""
-    s = check_settings(settings)
+    s = check_settings(settings, ("release",))
+    _attribute(attribute)
+    check_frame(mechanisms, "mechanisms", columns=("attribute", "method", "eps", "x", "y", "probability"), empty=True)
+    seed = check_count(seed, "seed", low=0)
     eps = s["release"]["eps"]
     rows = mechanisms[(mechanisms["attribute"] == attribute) & (mechanisms["method"] == "pml")
                       & np.isclose(mechanisms["eps"], eps, rtol=0, atol=1e-12)]  # fmt: skip
     if rows.empty:
-        raise ValueError(f"adult-design.release.eps: no pml mechanism of {attribute!r} at eps = {eps} (must be in adult-design.eps)")
+        raise ValueError(f"attribute {attribute!r} has no pml mechanism at adult-design.release.eps = {eps} in mechanisms "
+                         f"(release.eps must be in adult-design.eps, the attribute in adult-design.attributes)")
     categories, _ = attribute_codes(table, attribute)
     channel = channel_from_rows(rows, len(categories))
     return release_column(table, attribute, channel, release_rng(s["release"]["rng"], seed, attribute))

@@ -12,4 +12,8 @@ FIGURES = {**bounds.FIGURES, **noise.FIGURES}
 
 
 def check_claims(tables, settings, rng=None):
+    """The claims of every figure of the paper (``bounds`` and ``noise``); ``rng``: unused, may be None."""
+    from leakage.validation import check_claims_call
+
+    tables, settings = check_claims_call(tables, settings, rng, figures=FIGURES)
     return bounds.check_claims(tables, settings, rng) + noise.check_claims(tables, settings, rng)

@@ -39,7 +39,17 @@ from leakage.mechanisms.additive import (
     laplace_scale,
     threshold_release,
 )
-from leakage.validation import check_count, check_epsilon, check_probability
+from leakage.validation import (
+    MAX_POINTS,
+    check_array,
+    check_array_size,
+    check_choice,
+    check_count,
+    check_epsilon,
+    check_list,
+    check_probability,
+    check_rng,
+)
 
 METHODS = ("pml", "ldp")
 PATHS = ("fast", "per_record")
@@ -54,24 +64,57 @@ class Setting:
     delta: float
 
     def __post_init__(self):
-        if self.method not in METHODS:
-            raise ValueError(f"method must be one of {METHODS}, got {self.method!r}")
+        check_choice(self.method, "method", METHODS)
         check_epsilon(self.eps)
-        if self.eps <= 0:
-            raise ValueError(f"eps must be > 0, got {self.eps!r}")
+        if self.eps <= 0 or self.eps == float("inf"):
+            raise ValueError(f"eps must be in (0, inf), got {self.eps!r}")
         if self.method == "pml":
             check_probability(self.delta, "delta")
         elif self.delta != 0:
-            raise ValueError(f"ldp settings have delta = 0, got {self.delta!r}")
+            raise ValueError(f"delta must be 0 in an ldp setting, got {self.delta!r}")
+
+
+def _settings(settings) -> list:
+    """A non-empty list of :class:`Setting` (the curves)."""
+    def one(value, name):
+        if not isinstance(value, Setting):
+            raise TypeError(f"{name} must be a Setting(method, eps, delta), got {value!r:.100}")
+        return value
+
+    return check_list(settings, "settings", one)
+
+
+def _bits(bits) -> np.ndarray:
+    """The feature as a non-empty 1-D array of -1/+1."""
+    b = check_array(bits, "bits", ndim=1)
+    if not np.all(np.isin(b, (-1, 1))):
+        raise ValueError("bits must be a 1-D array of -1/+1")
+    return b.astype(np.int64)
+
+
+def _m_values(m_values, n_records: int | None = None) -> np.ndarray:
+    """Sample sizes: a non-empty list of integers >= 1 (<= the number of records)."""
+    m = np.asarray(check_list(m_values, "m_values", check_count), dtype=np.int64)
+    if n_records is not None and m.max() > n_records:
+        raise ValueError(f"m_values must be <= the number of records {n_records}, got {int(m.max())}")
+    return m
 
 
 def scales(settings, p_hat, m) -> np.ndarray:
     """The Laplace scale of every setting for estimates ``p_hat`` = P̂(x1) from ``m`` samples.
 
     ``p_hat`` and ``m`` broadcast together (shape S); returns shape S + (len(settings),).
+    ``settings``: a list of :class:`Setting`; ``p_hat`` in [0, 1]; ``m`` integers >= 1.
     """
-    p_hat = np.asarray(p_hat, dtype=float)
-    m = np.broadcast_to(np.asarray(m), p_hat.shape)
+    settings = _settings(settings)
+    p_hat = check_array(p_hat, "p_hat", low=0.0, high=1.0)
+    m_arr = check_array(m, "m", low=1.0)
+    if not np.all(m_arr == np.round(m_arr)):
+        raise ValueError("m must hold integers >= 1 (sample sizes)")
+    try:
+        m = np.broadcast_to(m_arr.astype(np.int64), p_hat.shape)
+    except ValueError:
+        raise ValueError(f"p_hat and m must have the same shape (or m a scalar), got {p_hat.shape} and {m_arr.shape}") from None
     p_hat_min = np.minimum(p_hat, 1.0 - p_hat)
     out = np.empty(p_hat.shape + (len(settings),))
     for k, s in enumerate(settings):
@@ -86,10 +129,11 @@ def scales(settings, p_hat, m) -> np.ndarray:
 
 def first_m_counts(bits, m_values, iterations: int, rng: np.random.Generator) -> np.ndarray:
     """n1[i, j] = number of x1 = -1 among the first m_j records of shuffle i (one shuffle per iteration)."""
-    bits = np.asarray(bits)
-    m_values = np.asarray(m_values, dtype=np.int64)
-    if m_values.max() > bits.size:
-        raise ValueError(f"m must be <= the number of records {bits.size}, got {int(m_values.max())}")
+    bits = _bits(bits)
+    m_values = _m_values(m_values, bits.size)
+    iterations = check_count(iterations, "iterations", high=MAX_POINTS)
+    check_rng(rng)
+    check_array_size((iterations, m_values.size), "iterations")
     out = np.empty((iterations, m_values.size), dtype=np.int64)
     minus = (bits == -1).astype(np.int32)
     for i in range(iterations):
@@ -105,8 +149,14 @@ def nested_flip_counts(n, flip_prob, rng: np.random.Generator) -> np.ndarray:
     number of records j with U_j < pi_k for one set of uniforms U_j per record, drawn as sequential
     binomials over the sorted pi (module docstring).
     """
-    n = np.asarray(n, dtype=np.int64)
-    pi = np.asarray(flip_prob, dtype=float)
+    n_arr = check_array(n, "n", low=0.0, empty=True)
+    if not np.all(n_arr == np.round(n_arr)) or np.any(n_arr > 2**62):
+        raise ValueError("n must hold integer record counts >= 0")
+    n = n_arr.astype(np.int64)
+    pi = check_array(flip_prob, "flip_prob", low=0.0, high=0.5)
+    if pi.ndim == 0 or pi.shape[:-1] != n.shape:
+        raise ValueError(f"flip_prob must have shape n.shape + (K,) = {n.shape} + (K,), got {pi.shape}")
+    check_rng(rng)
     order = np.argsort(pi, axis=-1, kind="stable")
     sorted_pi = np.take_along_axis(pi, order, axis=-1)
     counts = np.empty(sorted_pi.shape, dtype=np.int64)
@@ -155,16 +205,12 @@ def simulate(bits, m_values, settings, iterations: int, rng: np.random.Generator
 
     ``bits``: the feature in {-1, +1} (all records); ``path``: ``"fast"`` or ``"per_record"``.
     """
-    if path not in PATHS:
-        raise ValueError(f"path must be one of {PATHS}, got {path!r}")
-    bits = np.asarray(bits)
-    if bits.ndim != 1 or not np.all(np.isin(bits, (-1, 1))):
-        raise ValueError("bits must be a 1-D array of -1/+1")
-    settings = list(settings)
-    iterations = check_count(iterations, "iterations")
-    m_values = np.asarray(m_values, dtype=np.int64)
-    for m in m_values:
-        check_count(m, "m")
+    check_choice(path, "path", PATHS)
+    bits = _bits(bits)
+    settings = _settings(settings)
+    iterations = check_count(iterations, "iterations", high=MAX_POINTS)
+    m_values = _m_values(m_values, bits.size)
+    check_rng(rng)
     if path == "fast":
         n1 = first_m_counts(bits, m_values, iterations, rng)
         m = np.broadcast_to(m_values, n1.shape)
@@ -184,7 +230,18 @@ def simulate(bits, m_values, settings, iterations: int, rng: np.random.Generator
 
 
 def summarize(feature: str, m_values, settings, b, mi) -> pd.DataFrame:
-    """Tidy rows ``feature,method,eps,delta,m,b_mean,mi_mean,mi_std`` (mean and sample std over iterations)."""
+    """Tidy rows ``feature,method,eps,delta,m,b_mean,mi_mean,mi_std`` (mean and sample std over iterations).
+    ``b``, ``mi``: arrays of shape (iterations, len(m_values), len(settings)), as :func:`simulate` returns."""
+    if not isinstance(feature, str) or not feature:
+        raise TypeError(f"feature must be a feature name (a string), got {feature!r:.100}")
+    m_values = _m_values(m_values)
+    settings = _settings(settings)
+    b = check_array(b, "b", ndim=3, low=0.0)
+    mi = check_array(mi, "mi", ndim=3, low=0.0, high=np.log(2.0) + 1e-9)  # MI of a binary feature
+    shape = (mi.shape[0], m_values.size, len(settings))
+    for name, arr in (("b", b), ("mi", mi)):
+        if arr.shape != shape:
+            raise ValueError(f"{name} must have shape (iterations, len(m_values), len(settings)) = {shape}, got {arr.shape}")
     rows = []
     n_it = mi.shape[0]
     for k, s in enumerate(settings):

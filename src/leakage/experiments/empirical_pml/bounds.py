@@ -26,7 +26,25 @@ from leakage.estimation.uncertainty import (
     leakage_sensitivity_bound,
     output_divergence_sup_on_ball,
 )
-from leakage.validation import check_channel_prior, check_count, check_epsilon, check_scalar
+from leakage.validation import (
+    MAX_POINTS,
+    check_channel_prior,
+    check_choice,
+    check_claims_call,
+    check_count,
+    check_epsilon,
+    check_figure_call,
+    check_list,
+    check_mapping,
+    check_probability,
+    check_rng,
+    check_scalar,
+    in_setting,
+    setting,
+)
+
+#: Most random priors of fig2's ``sample`` series (each a D_inf of two output distributions).
+MAX_SAMPLES = 10**7
 
 #: Tolerance of the claims' comparisons (nats).
 TOL = 1e-9
@@ -36,13 +54,16 @@ TOL = 1e-9
 
 def _example(figure: str, settings: dict):
     """(channel, prior, eps) of fig2a (explicit mechanism and prior) or fig2b (k-singular, uniform)."""
+    settings = check_mapping(settings, "settings")
     if figure == "fig2a":
-        channel, prior = check_channel_prior(settings["channel"], settings["prior"], full_support=True)
+        channel, prior = check_channel_prior(
+            setting(settings, "channel"), setting(settings, "prior"), full_support=True
+        )
     else:
-        n = check_count(settings["n_symbols"], "n_symbols", low=2)
-        channel = k_singular_mechanism(n, settings["k"])
+        n = setting(settings, "n_symbols", check_count, low=2)
+        channel = k_singular_mechanism(n, setting(settings, "k"))
         prior = np.full(n, 1.0 / n)
-    eps = check_epsilon(settings["eps"])
+    eps = setting(settings, "eps", check_epsilon)
     leak = epsilon_min(channel, prior)
     if leak > eps + TOL:
         raise ValueError(
@@ -55,8 +76,8 @@ def _example(figure: str, settings: dict):
 def _beta_grid(settings: dict, prior: np.ndarray) -> np.ndarray:
     """grid_points radii in the open interval (0, beta_max), beta_max <= 2 p_min (Theorem 4)."""
     p_min = float(prior.min())
-    beta_max = check_scalar(settings["beta_max"], "beta_max", low=0.0, high=2.0 * p_min, low_inclusive=False)
-    points = check_count(settings["grid_points"], "grid_points", low=2)
+    beta_max = setting(settings, "beta_max", check_scalar, low=0.0, high=2.0 * p_min, low_inclusive=False)
+    points = setting(settings, "grid_points", check_count, low=2, high=MAX_POINTS)
     return np.linspace(0.0, beta_max, points + 1, endpoint=False)[1:]
 
 
@@ -77,12 +98,18 @@ def _random_priors(prior: np.ndarray, count: int, radius_max: float, rng: np.ran
 
 
 def leakage_increase_table(channel, prior, eps, settings: dict, rng: np.random.Generator) -> pd.DataFrame:
-    """The tidy table of Fig. 2: series sample / bound / exact, columns series, beta, leakage_increase."""
+    """The tidy table of Fig. 2: series sample / bound / exact, columns series, beta, leakage_increase.
+    ``channel`` eps-PML for the full-support ``prior``; ``settings``: beta_max, grid_points,
+    n_samples and exact_method (complete, from config.yaml); ``rng`` draws the sampled priors."""
+    channel, prior = check_channel_prior(channel, prior, full_support=True)
+    eps = check_epsilon(eps)
+    settings = check_mapping(settings, "settings")
+    check_rng(rng)
     grid = _beta_grid(settings, prior)
-    method = settings.get("exact_method", "closed_form")
+    method = setting(settings, "exact_method", check_choice, ("closed_form", "lp"))
     bound = [leakage_sensitivity_bound(prior, eps, b) for b in grid]
     exact = [output_divergence_sup_on_ball(channel, prior, b, method=method) for b in grid]
-    n_samples = check_count(settings["n_samples"], "n_samples", low=1)
+    n_samples = setting(settings, "n_samples", check_count, low=1, high=MAX_SAMPLES)
     qs = _random_priors(prior, n_samples, grid[-1], rng)
     p_y = output_distribution(channel, prior)
     sample = [max_divergence(p_y, q @ channel) for q in qs]
@@ -98,12 +125,14 @@ def leakage_increase_table(channel, prior, eps, settings: dict, rng: np.random.G
 
 def fig2a(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFrame:
     """Fig. 2(a): Example 1, mechanism (34), P_X = (0.4, 0.2, 0.2, 0.2), eps = log(9/8)."""
+    settings = check_figure_call(settings, rng, inputs)
     channel, prior, eps = _example("fig2a", settings)
     return leakage_increase_table(channel, prior, eps, settings, rng)
 
 
 def fig2b(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFrame:
     """Fig. 2(b): Example 2, the 2-singular mechanism on N = 10 symbols, uniform P_X, eps = log 5."""
+    settings = check_figure_call(settings, rng, inputs)
     channel, prior, eps = _example("fig2b", settings)
     return leakage_increase_table(channel, prior, eps, settings, rng)
 
@@ -117,15 +146,17 @@ def fig3a(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFram
     The leakage increase eps' - eps runs over a geometric grid from ``increase_min`` to ``span``, so
     that the steep curves of large m are resolved as well as the slow ones of small m.
     """
-    n = check_count(settings["n_symbols"], "n_symbols", low=2)
-    eps = check_epsilon(settings["eps"])
-    span = check_scalar(settings["eps_prime_span"], "eps_prime_span", low=0.0, low_inclusive=False)
-    low = check_scalar(settings["increase_min"], "increase_min", low=0.0, high=span, low_inclusive=False)
-    points = check_count(settings["grid_points"], "grid_points", low=2)
+    settings = check_figure_call(settings, rng, inputs, rng_optional=True)
+    n = setting(settings, "n_symbols", check_count, low=2)
+    eps = setting(settings, "eps", _finite_eps)
+    span = setting(settings, "eps_prime_span", check_scalar, low=0.0, low_inclusive=False, finite=True)
+    low = setting(settings, "increase_min", check_scalar, low=0.0, high=span, low_inclusive=False)
+    points = setting(settings, "grid_points", check_count, low=2, high=MAX_POINTS)
+    ms = setting(settings, "m", check_list, check_count)
     grid = eps + np.geomspace(low, span, points)
     rows = [
         {"m": int(m), "eps_prime": float(e), "delta_min": delta_min(eps, e, int(m), n)}
-        for m in settings["m"]
+        for m in ms
         for e in grid
     ]
     return pd.DataFrame(rows, columns=["m", "eps_prime", "delta_min"])
@@ -133,19 +164,33 @@ def fig3a(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFram
 
 def fig3b(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFrame:
     """Fig. 3(b): eps'(delta) of eq. (38) vs the sample size m, rows with beta*(delta) e^eps < 2 only."""
-    n = check_count(settings["n_symbols"], "n_symbols", low=2)
-    delta = settings["delta"]
-    m_min = check_count(settings["m_min"], "m_min", low=1)
-    m_max = check_count(settings["m_max"], "m_max", low=m_min)
-    points = check_count(settings["grid_points"], "grid_points", low=2)
+    settings = check_figure_call(settings, rng, inputs, rng_optional=True)
+    n = setting(settings, "n_symbols", check_count, low=2)
+    delta = setting(settings, "delta", check_probability)
+    m_min = setting(settings, "m_min", check_count, low=1)
+    m_max = setting(settings, "m_max", check_count, low=1)
+    if m_max < m_min:
+        raise ValueError(f"m_max must be >= m_min = {m_min}, got {m_max}")
+    points = setting(settings, "grid_points", check_count, low=2, high=MAX_POINTS)
+    eps_values = setting(settings, "eps", check_list, _finite_eps)
     ms = np.unique(np.round(np.logspace(np.log10(m_min), np.log10(m_max), points)).astype(np.int64))
     rows = []
-    for eps in settings["eps"]:
-        eps = check_epsilon(eps)
+    for eps in eps_values:
         for m in ms:
-            if beta_star(delta, int(m), n) * np.exp(eps) < 2.0:
+            with np.errstate(over="ignore"):  # e^eps beyond the float range: no row
+                inside = beta_star(delta, int(m), n) * np.exp(eps) < 2.0
+            if inside:
                 rows.append({"eps": eps, "m": int(m), "eps_prime": epsilon_prime(eps, delta, int(m), n)})
+    if not rows:
+        raise ValueError(
+            f"no m in [m_min, m_max] = [{m_min}, {m_max}] gives beta*(delta) e^eps < 2 for any eps (eq. (38)) with "
+            f"n_symbols = {n}, delta = {delta}: increase m_max or delta, or decrease eps or n_symbols"
+        )
     return pd.DataFrame(rows, columns=["eps", "m", "eps_prime"])
+
+
+def _finite_eps(value, name: str) -> float:
+    return check_scalar(value, name, low=0.0, finite=True)
 
 
 FIGURES = {"fig2a": fig2a, "fig2b": fig2b, "fig3a": fig3a, "fig3b": fig3b}
@@ -228,11 +273,14 @@ def _fig3b_claims(table: pd.DataFrame) -> list[Claim]:
 
 
 def check_claims(tables: dict, settings: dict, rng=None) -> list[Claim]:
-    """The claims of fig2a, fig2b, fig3a, fig3b (docs/figures.md) on the computed tables."""
+    """The claims of fig2a, fig2b, fig3a, fig3b (docs/figures.md) on the computed tables (``rng``:
+    unused, may be None; tables of the other figures of the paper are ignored)."""
+    tables, settings = check_claims_call(tables, settings, rng)
     claims: list[Claim] = []
     for figure in ("fig2a", "fig2b"):
         if figure in tables:
-            claims += _fig2_claims(figure, tables[figure], settings[figure])
+            with in_setting(figure):
+                claims += _fig2_claims(figure, tables[figure], setting(settings, figure, check_mapping))
     if "fig3a" in tables:
         claims += _fig3a_claims(tables["fig3a"])
     if "fig3b" in tables:

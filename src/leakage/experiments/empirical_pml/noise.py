@@ -19,6 +19,24 @@ from leakage.mechanisms.additive import (
     gaussian_epsilon_star,
     pldp_gaussian_delta,
 )
+from leakage.experiments.empirical_pml.adult import PATHS
+from leakage.validation import (
+    MAX_POINTS,
+    check_choice,
+    check_claims_call,
+    check_count,
+    check_figure_call,
+    check_input_file,
+    check_list,
+    check_mapping,
+    check_probability,
+    check_scalar,
+    in_setting,
+    setting,
+)
+
+#: The binary features of the Adult experiment.
+FEATURES = ("income", "sex")
 
 ADULT_COLUMNS = ["feature", "method", "eps", "delta", "m", "b_mean", "mi_mean", "mi_std"]
 GAUSS_COLUMNS = ["panel", "sigma", "p_hat", "m", "method", "eps", "eps_star", "delta_star"]
@@ -28,44 +46,74 @@ GAUSS_COLUMNS = ["panel", "sigma", "p_hat", "m", "method", "eps", "eps_star", "d
 
 
 def _adult_table(settings: dict, rng: np.random.Generator, inputs: dict, curves) -> pd.DataFrame:
-    table = pd.read_csv(inputs["adult"], usecols=list(settings["features"]), dtype=str)
-    m_values = sample_sizes(settings["m_min"], settings["m_max"], settings["n_m"])
+    features = setting(settings, "features", check_list, lambda f, name: check_choice(f, name, FEATURES))
+    if len(set(features)) != len(features):
+        raise ValueError(f"features must list a feature once, got {features}")
+    m_min = setting(settings, "m_min", check_count)
+    m_max = setting(settings, "m_max", check_count)
+    n_m = setting(settings, "n_m", check_count, high=MAX_POINTS)
+    iterations = setting(settings, "iterations", check_count, high=MAX_POINTS)
+    path = setting(settings, "path", check_choice, PATHS)
+    m_values = sample_sizes(m_min, m_max, n_m)
+    table = pd.read_csv(check_input_file(inputs, "adult"), usecols=features, dtype=str)
     if m_values.max() > len(table):
         raise ValueError(f"m_max must be <= the number of records {len(table)}, got {int(m_values.max())}")
     parts = []
-    for feature, child in zip(settings["features"], rng.spawn(len(settings["features"]))):
+    for feature, child in zip(features, rng.spawn(len(features))):
         bits = binary_feature(table, feature)
-        b, mi = simulate(bits, m_values, curves, settings["iterations"], child, path=settings["path"])
+        b, mi = simulate(bits, m_values, curves, iterations, child, path=path)
         parts.append(summarize(feature, m_values, curves, b, mi))
     return pd.concat(parts, ignore_index=True)[ADULT_COLUMNS]
 
 
 def fig4(settings, rng, inputs):
     """Empirical MI (67) of Laplace releases of income and sex, PML (delta, b from (50)) vs LDP (b = 2/eps)."""
-    curves = [Setting(method, float(e), d) for e in settings["eps"] for method, d in (("pml", float(settings["delta"])), ("ldp", 0.0))]
+    settings = check_figure_call(settings, rng, inputs)
+    eps = setting(settings, "eps", check_list, _positive_eps)
+    delta = setting(settings, "delta", check_probability)
+    curves = [Setting(method, e, d) for e in eps for method, d in (("pml", delta), ("ldp", 0.0))]
     return _adult_table(settings, rng, inputs, curves)
+
+
+def _positive_eps(value, name: str) -> float:
+    return check_scalar(value, name, low=0.0, low_inclusive=False, finite=True)
 
 
 def fig5(settings, rng, inputs):
     """Empirical MI (67) at eps = log 2 for PML with several delta, and LDP (delta = 0)."""
-    eps = float(settings["eps"])
-    curves = [Setting("pml", eps, float(d)) for d in settings["deltas"]] + [Setting("ldp", eps, 0.0)]
+    settings = check_figure_call(settings, rng, inputs)
+    eps = setting(settings, "eps", _positive_eps)
+    deltas = setting(settings, "deltas", check_list, check_probability)
+    curves = [Setting("pml", eps, d) for d in deltas] + [Setting("ldp", eps, 0.0)]
     return _adult_table(settings, rng, inputs, curves)
 
 
 # ----------------------------------------------------------------------------- fig6, fig7
 
 
+def _panel(value, name: str) -> dict:
+    panel = check_mapping(value, name, required=("panel", "sigma"))
+    if not isinstance(panel["panel"], str) or not panel["panel"]:
+        raise TypeError(f"{name}.panel must be a panel label (a string), got {panel['panel']!r:.100}")
+    panel["sigma"] = check_scalar(panel["sigma"], f"{name}.sigma", low=0.0, low_inclusive=False, finite=True)
+    return panel
+
+
 def _gauss_table(settings: dict) -> pd.DataFrame:
     rows = []
-    p_hat = float(settings["p_hat"])
-    delta2 = float(settings["delta2"])
-    for panel in settings["panels"]:
-        sigma = float(panel["sigma"])
-        for m in settings["m"]:
+    p_hat = setting(settings, "p_hat", check_scalar, low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+    delta2 = setting(settings, "delta2", check_probability)
+    panels = setting(settings, "panels", check_list, _panel)
+    ms = setting(settings, "m", check_list, check_count)
+    n_eps = setting(settings, "n_eps", check_count, high=MAX_POINTS)
+    eps_star_max = setting(settings, "eps_star_max", _positive_eps)
+    n_pldp = setting(settings, "n_pldp", check_count, high=MAX_POINTS)
+    for panel in panels:
+        sigma = panel["sigma"]
+        for m in ms:
             beta = beta_star(delta2, int(m))
             eps_top = float(np.log(2.0 / beta))  # eq. (64) needs beta e^eps < 2
-            for eps in np.linspace(0.0, eps_top, settings["n_eps"] + 2)[1:-1]:
+            for eps in np.linspace(0.0, eps_top, n_eps + 2)[1:-1]:
                 delta1, _ = gaussian_delta1(eps, sigma, p_hat, beta)
                 rows.append(
                     {
@@ -79,7 +127,7 @@ def _gauss_table(settings: dict) -> pd.DataFrame:
                         "delta_star": float(gaussian_delta_star(delta1, delta2)),
                     }
                 )
-        grid = np.linspace(0.0, float(settings["eps_star_max"]), settings["n_pldp"] + 1)[1:]
+        grid = np.linspace(0.0, eps_star_max, n_pldp + 1)[1:]
         for eps, delta in zip(grid, pldp_gaussian_delta(grid, sigma)):
             rows.append(
                 {
@@ -100,12 +148,12 @@ def _gauss_table(settings: dict) -> pd.DataFrame:
 
 def fig6(settings, rng, inputs):
     """(eps*, delta*) curves of the binary Gaussian mechanism (64)-(65) vs the pLDP mechanism (70), p̂ = 0.5."""
-    return _gauss_table(settings)
+    return _gauss_table(check_figure_call(settings, rng, inputs, rng_optional=True))
 
 
 def fig7(settings, rng, inputs):
     """As fig6 with a skewed estimate p̂ = 0.3 (panel a, sigma = 1.5)."""
-    return _gauss_table(settings)
+    return _gauss_table(check_figure_call(settings, rng, inputs, rng_optional=True))
 
 
 FIGURES = {"fig4": fig4, "fig5": fig5, "fig6": fig6, "fig7": fig7}
@@ -240,13 +288,18 @@ def _claims_fig7(t7: pd.DataFrame, t6: pd.DataFrame, level: float = 1e-3):
 
 
 def check_claims(tables, settings, rng=None):
+    """The claims of fig4-fig7 (docs/figures.md) on the computed tables (``rng``: unused, may be
+    None; tables of the other figures of the paper are ignored)."""
+    tables, settings = check_claims_call(tables, settings, rng)
     out = []
     if "fig4" in tables:
         out += _claims_fig4(tables["fig4"])
     if "fig5" in tables:
         out += _claims_fig5(tables["fig5"])
     if "fig6" in tables:
-        out += _claims_fig6(tables["fig6"], float(settings["fig6"]["delta2"]))
+        with in_setting("fig6"):
+            delta2 = setting(setting(settings, "fig6", check_mapping), "delta2", check_probability)
+        out += _claims_fig6(tables["fig6"], delta2)
     if "fig7" in tables and "fig6" in tables:
         out += _claims_fig7(tables["fig7"], tables["fig6"])
     return out

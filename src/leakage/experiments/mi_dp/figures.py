@@ -29,19 +29,28 @@ from leakage.measures.dp_relations import (
     mi_dp_level,
 )
 from leakage.measures.information import binary_entropy
+from leakage.validation import MAX_POINTS, check_claims_call, check_count, check_figure_call, check_scalar, setting
 
 #: fig1 measures in plotting order (the first three are required by docs/figures.md).
 FIG1_MEASURES = ["eps_dp", "kl_bound", "mi_dp_exact", "kl_exact", "kl_relaxed"]
 
 
 def grid(upper: float, n_points: int) -> np.ndarray:
-    """n_points equally spaced values in (0, upper]: upper * k / n_points, k = 1..n_points."""
+    """n_points equally spaced values in (0, upper]: upper * k / n_points, k = 1..n_points
+    (``upper`` > 0 finite, ``n_points`` in [1, 10^6])."""
+    upper = check_scalar(upper, "upper", low=0.0, low_inclusive=False, finite=True)
+    n_points = check_count(n_points, "n_points", high=MAX_POINTS)
     return upper * np.arange(1, n_points + 1) / n_points
 
 
 def fig1(settings, rng, inputs):
+    """Lemma 1's sandwich on binary randomized response, eps in (0, eps_max], eps_max <= 700 nats
+    (``rng``: unused, may be None)."""
+    settings = check_figure_call(settings, rng, inputs, rng_optional=True)
+    # beyond ~745 nats randomized response's off-diagonal e^-eps underflows: its float matrix is the identity
+    eps_max = setting(settings, "eps_max", check_scalar, low=0.0, high=700.0, low_inclusive=False)
     rows = []
-    for eps in grid(float(settings["eps_max"]), int(settings["n_points"])):
+    for eps in grid(eps_max, setting(settings, "n_points", check_count, high=MAX_POINTS)):
         w = randomized_response(2, eps)
         values = {
             "eps_dp": dp_epsilon(w),
@@ -55,7 +64,11 @@ def fig1(settings, rng, inputs):
 
 
 def fig2(settings, rng, inputs):
-    eps_mi = grid(float(settings["eps_mi_max"]), int(settings["n_points"]))
+    """Lemma 2, tight (28) and relaxed (27), eps_mi in (0, eps_mi_max], eps_mi_max <= log 2
+    (``rng``: unused, may be None)."""
+    settings = check_figure_call(settings, rng, inputs, rng_optional=True)
+    top = setting(settings, "eps_mi_max", check_scalar, low=0.0, high=math.log(2.0), low_inclusive=False)
+    eps_mi = grid(top, setting(settings, "n_points", check_count, high=MAX_POINTS))
     return pd.DataFrame(
         {
             "eps_mi": eps_mi,
@@ -173,6 +186,8 @@ def _fig2_claims(table: pd.DataFrame):
 
 
 def check_claims(tables, settings, rng=None):
+    """Lemma 1 and Lemma 2 on the figure tables (``settings`` and ``rng``: unused, may be None)."""
+    tables, settings = check_claims_call(tables, settings, rng, figures=FIGURES)
     out = []
     if "fig1" in tables:
         out += _fig1_claims(tables["fig1"])

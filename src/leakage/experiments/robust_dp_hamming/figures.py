@@ -9,9 +9,23 @@ and II). The source sets are read from the data file ``inputs["source_sets"]``
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pandas as pd
 import yaml
+
+from leakage.validation import (
+    MAX_POINTS,
+    check_claims_call,
+    check_count,
+    check_figure_call,
+    check_input_file,
+    check_list,
+    check_mapping,
+    check_scalar,
+    setting,
+)
 
 from leakage.claims import check
 from leakage.experiments.robust_dp_hamming.leakage_distortion import (
@@ -42,8 +56,15 @@ def load_source_sets(path: str) -> dict:
     ``points`` is an ``n x M`` array (validated: distributions, one alphabet size); the word
     ``uniform`` stands for the uniform distribution on M symbols.
     """
+    if not isinstance(path, (str, Path)) or not str(path):
+        raise TypeError(f"path must be the path of the source-set file, got {path!r:.100}")
+    if not Path(path).is_file():
+        raise ValueError(f"path must be an existing file (the source sets), got {str(path)!r}")
     with open(path) as fh:
-        raw = yaml.safe_load(fh)
+        try:
+            raw = yaml.safe_load(fh)
+        except yaml.YAMLError as exc:
+            raise ValueError(f"{path}: not a YAML file of source sets: {exc}") from None
     if not isinstance(raw, dict) or "tables" not in raw or "fig1" not in raw:
         raise ValueError(f"{path}: expected the keys 'tables' and 'fig1', got {raw!r:.200}")
     tables = {}
@@ -59,26 +80,27 @@ def load_source_sets(path: str) -> dict:
     return {"tables": tables, "fig1": fig1}
 
 
-def _need(settings: dict, *keys: str) -> None:
-    missing = [k for k in keys if k not in settings]
-    if missing:
-        raise ValueError(
-            f"robust-dp-hamming figure settings need {missing} (see config.yaml and "
-            f"workflow/schemas/robust-dp-hamming.schema.yaml), got {sorted(settings)}"
-        )
+def _names(values, name: str) -> list[str]:
+    return check_list(values, name, _name)
+
+
+def _name(value, name: str) -> str:
+    if not isinstance(value, str) or not value:
+        raise TypeError(f"{name} must be the name of a source set (a string), got {value!r:.100}")
+    return value
 
 
 def _sets_of(settings: dict, inputs: dict) -> dict:
-    _need(settings, "M", "source_sets", "n_points", "jump_offset")
-    data = load_source_sets(inputs["source_sets"])
-    m = int(settings["M"])
+    m = setting(settings, "M", check_count, low=2)
+    names = setting(settings, "source_sets", _names)
+    data = load_source_sets(check_input_file(inputs, "source_sets"))
     if m not in data["tables"]:
         raise ValueError(f"M must be one of {sorted(data['tables'])} (the tables of source_sets.yaml), got {m}")
     sets = data["tables"][m]
-    missing = [s for s in settings["source_sets"] if s not in sets]
+    missing = [s for s in names if s not in sets]
     if missing:
         raise ValueError(f"source_sets {missing} not in source_sets.yaml for M = {m}; known: {sorted(sets)}")
-    return {name: sets[name] for name in settings["source_sets"]}
+    return {name: sets[name] for name in names}
 
 
 def distortion_grid(settings: dict, points: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -87,12 +109,15 @@ def distortion_grid(settings: dict, points: np.ndarray) -> tuple[np.ndarray, np.
     Common grid: D_k = k (M-1) / (M n) for k = 1..n; plus, for this set, every threshold D^(k) in
     the grid's range and the point ``jump_offset`` below it (so a jump is drawn as a step).
     """
+    settings = check_mapping(settings, "settings")
+    points = check_source_set(points)
     m = points.shape[1]
-    n = int(settings["n_points"])
+    n = setting(settings, "n_points", check_count, low=1, high=MAX_POINTS)
+    offset = setting(settings, "jump_offset", check_scalar, low=0.0, high=1.0, low_inclusive=False)
     top = (m - 1) / m
     grid = np.arange(1, n + 1) * top / n
     thresholds = distortion_thresholds(points)
-    extra = np.concatenate([thresholds, thresholds - float(settings["jump_offset"])])
+    extra = np.concatenate([thresholds, thresholds - offset])
     extra = extra[(extra > 0) & (extra <= top)]
     extra = np.setdiff1d(np.unique(extra), grid)
     d = np.concatenate([grid, extra])
@@ -103,8 +128,9 @@ def distortion_grid(settings: dict, points: np.ndarray) -> tuple[np.ndarray, np.
 
 def _curves(settings: dict, inputs: dict, *, with_mi: bool, with_bounds: bool = False) -> pd.DataFrame:
     frames = []
+    sets = _sets_of(settings, inputs)
     m = int(settings["M"])
-    for name, points in _sets_of(settings, inputs).items():
+    for name, points in sets.items():
         d, on_grid = distortion_grid(settings, points)
         cls = source_class(points)
         frame = {
@@ -132,9 +158,14 @@ def _curves(settings: dict, inputs: dict, *, with_mi: bool, with_bounds: bool = 
 
 def fig1(settings: dict, rng, inputs: dict) -> pd.DataFrame:
     """The M = 3 example source sets: one row per listed point, with the set's class."""
-    sets = load_source_sets(inputs["source_sets"])["fig1"]
+    settings = check_figure_call(settings, rng, inputs, rng_optional=True)
+    names = setting(settings, "source_sets", _names)
+    sets = load_source_sets(check_input_file(inputs, "source_sets"))["fig1"]
+    unknown = [name for name in names if name not in sets]
+    if unknown:
+        raise ValueError(f"source_sets {unknown} not in source_sets.yaml (fig1); known: {sorted(sets)}")
     rows = []
-    for name in settings["source_sets"]:
+    for name in names:
         points = sets[name]
         if points.shape[1] != 3:
             raise ValueError(f"fig1 source set {name} must have M = 3 (a ternary plot), got M = {points.shape[1]}")
@@ -147,12 +178,12 @@ def fig1(settings: dict, rng, inputs: dict) -> pd.DataFrame:
 def dp_figure(settings: dict, rng, inputs: dict) -> pd.DataFrame:
     """fig4/fig5: eps*_DP(P, D) (nats) of each source set on the D grid, and for a Class III set
     Theorem 3's bounds ``eps_dp_lower`` <= eps_dp <= ``eps_dp_upper`` [robust-dp-hamming, eq. (16)]."""
-    return _curves(settings, inputs, with_mi=False, with_bounds=True)
+    return _curves(check_figure_call(settings, rng, inputs, rng_optional=True), inputs, with_mi=False, with_bounds=True)
 
 
 def mi_figure(settings: dict, rng, inputs: dict) -> pd.DataFrame:
     """fig6/fig7: eps*_DP(P, D) and eps*_I(P, D) (nats) of each source set on the D grid."""
-    return _curves(settings, inputs, with_mi=True)
+    return _curves(check_figure_call(settings, rng, inputs, rng_optional=True), inputs, with_mi=True)
 
 
 FIGURES = {"fig1": fig1, "fig4": dp_figure, "fig5": dp_figure, "fig6": mi_figure, "fig7": mi_figure}
@@ -244,7 +275,8 @@ def _claims_theorem3(fig: str, table: pd.DataFrame) -> list:
 
 
 def check_claims(tables: dict, settings: dict, rng=None) -> list:
-    """The paper's statements (docs/figures.md) checked on the figure tables."""
+    """The paper's statements (docs/figures.md) checked on the figure tables (``rng``: unused, may be None)."""
+    tables, settings = check_claims_call(tables, settings, rng, figures=FIGURES)
     out = []
     if "fig1" in tables:
         t = tables["fig1"].drop_duplicates("source_set")

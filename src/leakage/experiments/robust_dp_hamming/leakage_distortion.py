@@ -30,7 +30,9 @@ WEIGHT_TOL = 1e-6
 #: Largest finite eps (nats) the D_min LP resolves: its coefficients e^eps reach 6.6e7 there and its
 #: answers D_min(eps) >= ~1e-8 (M <= 10) are accurate to ~1e-8 relative; beyond, HiGHS's
 #: feasibility tolerance (1e-7) swamps the eps-DP mechanism's smallest entries (~e^-eps), and the
-#: LP's answer is wrong (by 50% at eps = 20, all zero from eps = 24). eps = inf is exact (identity).
+#: LP's answer is wrong (by 50% at eps = 20, all zero from eps = 24). Beyond it the exact closed
+#: form of :func:`closed_form_reach` answers (for every set, from the eps that function gives on);
+#: eps = inf is exact (identity).
 EPS_REACH = 18.0
 #: Relative accuracy of "D_min(eps) <= D" in the eps*_DP search (with an absolute cap of 1e-10).
 REL_SLACK = 1e-6
@@ -45,6 +47,25 @@ def _slack(distortion: float) -> float:
 def check_distortion(distortion, name: str = "distortion") -> float:
     """A Hamming distortion level D in (0, 1]."""
     return check_scalar(distortion, name, low=0.0, high=1.0, low_inclusive=False)
+
+
+def _distortion_list(distortions) -> list[float]:
+    """A non-empty list of Hamming distortion levels, each in (0, 1] (a scalar is one level)."""
+    from leakage.validation import check_list
+
+    if np.ndim(distortions) == 0 and not isinstance(distortions, (str, bytes, dict)) and distortions is not None:
+        distortions = [distortions]
+    return check_list(distortions, "distortions", check_distortion)
+
+
+def _distortions_in(distortion) -> np.ndarray:
+    """Hamming distortion levels (vectorised, not empty), each in (0, 1]."""
+    from leakage.validation import check_array
+
+    d = check_array(distortion, "distortion", high=1.0)
+    if np.any(d <= 0):
+        raise ValueError(f"distortion must be in (0, 1], got min {d.min()!r}")
+    return d
 
 
 def worst_case_distortion(channel, points) -> float:
@@ -68,9 +89,7 @@ def class_i_dp_leakage(M: int, distortion):
     Vectorised over D.
     """
     M = check_count(M, "M", low=2)
-    d = np.asarray(distortion, dtype=float)
-    if np.any((d <= 0) | (d > 1)) or np.any(np.isnan(d)):
-        raise ValueError(f"distortion must be in (0, 1], got {distortion!r}")
+    d = _distortions_in(distortion)
     out = np.where(d < (M - 1) / M, np.log((M - 1) * (1 - d) / d), 0.0)
     out = np.maximum(out, 0.0)
     return float(out) if out.ndim == 0 else out
@@ -83,13 +102,73 @@ def class_i_mi_leakage(M: int, distortion):
     M >= 2. Vectorised over D.
     """
     M = check_count(M, "M", low=2)
-    d = np.asarray(distortion, dtype=float)
-    if np.any((d <= 0) | (d > 1)) or np.any(np.isnan(d)):
-        raise ValueError(f"distortion must be in (0, 1], got {distortion!r}")
+    d = _distortions_in(distortion)
     dc = np.clip(d, 0.0, 1.0)
     val = np.log(M) - binary_entropy(dc) - dc * np.log(M - 1)
     out = np.where(d < (M - 1) / M, np.maximum(val, 0.0), 0.0)
     return float(out) if out.ndim == 0 else out
+
+
+# ------------------------------------------------------------------ DP leakage: the large-eps end
+def closed_form_reach(points) -> tuple[float, int]:
+    """``(eps_c, M')``: from eps = eps_c on, D_min(eps) = (M'-1)/(e^eps + M'-1) exactly, reached by
+    randomized response on the M' letters that have positive probability in some point.
+
+    Proof. Letters of probability 0 in every point cost nothing: their columns can be all zero
+    and their rows copies of another row (post-processing the other way never increases the
+    distortion), so D_min is that of the M' present letters. For an eps-DP Q on them,
+    Q(j|j) <= e^eps Q(j|i), so every row's distortion e_i = 1 - Q(i|i) satisfies
+    e^eps e_i + sum_{j != i} e_j >= M' - 1 (sum of Q(j|i) >= Q(j|j)/e^eps over j != i). The LP
+    min_e max_P P.e under these constraints bounds D_min from below; if some P in conv(points)
+    has min_i P_i >= 1/(e^eps + M' - 1), the dual point lambda_i = (P_i - 1/(e^eps + M' - 1)) /
+    (e^eps - 1) certifies the bound (M'-1)/(e^eps + M'-1), which randomized response meets for
+    every P (its distortion does not depend on P) [robust-dp-hamming, Theorem 1 is the Class I
+    case, where the uniform point gives eps_c = 0]. So eps_c = log(1/pi* - M' + 1) with
+    pi* = max_{P in conv(points)} min_i P_i over the present letters (one small LP). M' = 1:
+    D_min = 0 for every eps (eps_c = 0).
+    """
+    p = check_source_set(points)
+    present = p.max(axis=0) > 0
+    m = int(present.sum())
+    if m == 1:
+        return 0.0, 1
+    q = p[:, present]
+    if q.shape[0] == 1:
+        pi_star = float(q.min())
+    else:  # max t s.t. sum_k w_k P^k_i >= t for every present i, w in the simplex
+        n = q.shape[0]
+        res = linprog(
+            np.r_[np.zeros(n), -1.0], A_ub=np.hstack([-q.T, np.ones((m, 1))]), b_ub=np.zeros(m),
+            A_eq=np.r_[np.ones(n), 0.0][None, :], b_eq=[1.0], bounds=[(0, None)] * n + [(None, None)],
+            method="highs",
+        )
+        if res.status != 0:  # pragma: no cover - a bounded feasible LP
+            raise RuntimeError(f"closed_form_reach: the LP max_P min_i P_i failed: {res.message}")
+        pi_star = float(-res.fun)
+    if pi_star <= 0:  # pragma: no cover - every present letter has mass at some point, so the mixture does
+        return math.inf, m
+    return float(math.log(max(1.0, 1.0 / pi_star - m + 1))), m
+
+
+def _randomized_response_on(present: np.ndarray, eps: float) -> np.ndarray:
+    """Randomized response at eps on the present letters; absent letters: zero columns, rows copying
+    the first present letter's row (eps-DP, distortion (M'-1)/(e^eps + M'-1) at every P)."""
+    m = present.size
+    idx = np.flatnonzero(present)
+    k = idx.size
+    off = math.exp(-eps)  # 0 at eps = inf: the identity
+    rr = (np.eye(k) + off * (1.0 - np.eye(k))) / (1.0 + (k - 1) * off)
+    q = np.zeros((m, m))
+    q[np.ix_(idx, idx)] = rr
+    q[~present] = q[idx[0]]
+    return q
+
+
+def _closed_form_distortion(eps: float, m: int) -> tuple[float, float]:
+    """(D, dD/deps) of randomized response on m letters: (m-1)/(e^eps + m-1), written with e^-eps."""
+    a = math.exp(-eps)
+    d = (m - 1) * a / (1.0 + (m - 1) * a)
+    return d, -d * (1.0 - d * m / (m - 1)) if m > 1 else 0.0
 
 
 # ------------------------------------------------------------------------------ DP leakage: the LP
@@ -108,6 +187,8 @@ class _MinDistortionLP:
         self.points = points
         n, m = points.shape
         self.m = m
+        self.present = points.max(axis=0) > 0
+        self.eps_closed, self.m_present = closed_form_reach(points)
         nq = m * m
         self.i_lo, self.i_hi, self.i_t = nq, nq + m, nq + 2 * m
         nvar = nq + 2 * m + 1
@@ -160,18 +241,22 @@ class _MinDistortionLP:
         self.bounds = (0.0, 1.0)  # Q, lo, hi and t all lie in [0, 1]
 
     def solve(self, eps: float):
-        """(D_min(eps), an optimal Q, dD_min/d eps) for 0 <= eps <= EPS_REACH, or eps = inf.
+        """(D_min(eps), an optimal Q, dD_min/d eps): by the LP for eps <= EPS_REACH, by the closed
+        form of :func:`closed_form_reach` beyond (and at eps = inf: the identity, D_min = 0).
 
         The slope is returned, not stored: the program keeps no state between calls."""
         if math.isinf(eps):  # no DP constraint: the identity has distortion 0
             return 0.0, np.eye(self.m), 0.0
         if eps > EPS_REACH:
+            if eps >= self.eps_closed:
+                d, slope = _closed_form_distortion(eps, self.m_present)
+                return d, _randomized_response_on(self.present, eps), slope
             raise ValueError(
-                f"eps must be in [0, {EPS_REACH:g}] nats or inf for the exact D_min LP (M = {self.m}), "
-                f"got {eps:.6g}: beyond {EPS_REACH:g} the optimal mechanism's entries (~e^-eps) are "
-                f"below the LP solver's feasibility tolerance, so its answer would be wrong; "
-                f"D_min(eps) <= (M-1)/(e^eps + M - 1) = {(self.m - 1) / (math.exp(eps) + self.m - 1):.3g} "
-                f"(randomized response) there"
+                f"eps = {eps:.6g} nats is out of reach of the exact D_min (M = {self.m}): beyond "
+                f"{EPS_REACH:g} nats the LP cannot resolve the mechanism's entries (~e^-eps), and this "
+                f"set's closed form holds only from eps = {self.eps_closed:.6g} on (its points come within "
+                f"e^-eps of zero on a letter); eps must be in [0, {EPS_REACH:g}] or >= {self.eps_closed:.6g}, "
+                f"where D_min(eps) = (M'-1)/(e^eps + M'-1) with M' = {self.m_present}"
             )
         x = np.exp(eps)
         a = self.a_ub.copy()
@@ -210,7 +295,11 @@ def min_distortion_dp(points, eps):
     D_min(eps) = min_Q max_{P in conv(points)} sum_i P_i (1 - Q(i|i)) over row-stochastic M x M Q
     with Q(j|i) <= e^eps Q(j|i') for all i, i', j [robust-dp-hamming, Definitions 2-3; the LP of
     the paper's problem (13)]. Non-increasing in eps >= 0 (nats); value in [0, 1].
-    eps in [0, EPS_REACH] (18 nats; the LP's reach, ValueError beyond) or inf (D_min = 0, Q = I).
+    The LP answers eps <= EPS_REACH (18 nats); beyond, the exact closed form (M'-1)/(e^eps + M'-1)
+    of :func:`closed_form_reach` (randomized response on the M' letters present in the set), which
+    holds from that function's eps_c on: for every set whose present letters all keep probability
+    >= ~e^-18 at some point of its hull, every eps. eps = inf gives D_min = 0, Q = I. A set with a
+    letter rarer than that, at an eps between 18 and its eps_c, is refused (ValueError).
     Returns ``(D_min, Q)``.
     """
     p = check_source_set(points)
@@ -222,8 +311,8 @@ def min_distortion_dp(points, eps):
 def dp_mechanism(points, distortion, eps):
     """A (P, D)-valid eps-DP mechanism (the least-distortion one), or ValueError if none exists.
 
-    Exists iff D >= D_min(eps) (see :func:`min_distortion_dp`); D in (0, 1], eps in
-    [0, EPS_REACH] or inf, nats.
+    Exists iff D >= D_min(eps) (see :func:`min_distortion_dp`); D in (0, 1], eps >= 0 (nats, inf
+    allowed; the same reach as :func:`min_distortion_dp`).
     """
     distortion = check_distortion(distortion)
     d_min, q = min_distortion_dp(points, eps)
@@ -254,13 +343,21 @@ def _dp_solve(lp: _MinDistortionLP, distortion: float, tol: float, *, d0=None, s
     slope) of a known valid eps (default: Theorem 1's value, valid for every source set since its
     symmetric mechanism is (P, D)-valid whatever P). The returned mechanism is (P, D)-valid and
     reaches the returned eps. Returns ``(solution, (eps, D_min(eps), slope))``, the second a valid
-    ``start`` for a larger D (nothing is stored on ``lp``). ValueError when eps*_DP would exceed
-    :data:`EPS_REACH` (a D too small for the LP to resolve).
+    ``start`` for a larger D (nothing is stored on ``lp``). A D below D_min at max(EPS_REACH, eps_c)
+    is answered by the closed form of :func:`closed_form_reach`, eps*_DP = log((M'-1)(1-D)/D)
+    (exact: D_min is (M'-1)/(e^eps + M'-1) there); ValueError when eps*_DP lies between
+    EPS_REACH and eps_c (a set with a letter rarer than ~e^-18, at a D the LP cannot resolve).
     """
     slack = _slack(distortion)  # LP accuracy: D_min(eps) <= D + slack counts as valid
     d_zero, q_zero = d0 if d0 is not None else lp.solve(0.0)[:2]
     if d_zero <= distortion + slack:
         return DPSolution(0.0, q_zero), None
+    eps_c = max(EPS_REACH, lp.eps_closed)
+    if math.isfinite(eps_c) and lp.m_present > 1 and distortion < _closed_form_distortion(eps_c, lp.m_present)[0]:
+        # beyond eps_c: D_min(eps) = (M'-1)/(e^eps + M'-1), strictly decreasing, so its inverse
+        eps = math.log(lp.m_present - 1) + math.log1p(-distortion) - math.log(distortion)
+        d, slope = _closed_form_distortion(eps, lp.m_present)
+        return DPSolution(float(eps), _randomized_response_on(lp.present, eps)), (eps, d, slope)
     if start is None:
         hi = min(float(class_i_dp_leakage(lp.m, distortion)) + 1e-9, EPS_REACH)
         d_hi, q_hi, slope = lp.solve(hi)
@@ -309,7 +406,7 @@ def dp_leakage_distortion(points, distortion, *, tol: float = EPS_TOL) -> DPSolu
     """
     p = check_source_set(points)
     distortion = check_distortion(distortion)
-    tol = check_positive(tol, "tol")
+    tol = check_tolerance(tol)
     return _dp_solve(_MinDistortionLP(p), distortion, tol)[0]
 
 
@@ -320,8 +417,8 @@ def dp_leakage_curve(points, distortions, *, tol: float = EPS_TOL) -> np.ndarray
     answer, feasible for the larger D, brackets the search (eps*_DP is non-increasing in D).
     """
     p = check_source_set(points)
-    ds = np.array([check_distortion(d, "distortions[k]") for d in np.atleast_1d(distortions)])
-    tol = check_positive(tol, "tol")
+    ds = np.array(_distortion_list(distortions))
+    tol = check_tolerance(tol)
     lp = _MinDistortionLP(p)
     d0 = lp.solve(0.0)[:2]
     out = np.empty(ds.size)
@@ -329,7 +426,7 @@ def dp_leakage_curve(points, distortions, *, tol: float = EPS_TOL) -> np.ndarray
     for k in np.argsort(ds, kind="stable"):
         sol, last = _dp_solve(lp, float(ds[k]), tol, d0=d0, start=start)
         out[k] = sol.eps
-        start = last if sol.eps > 0 else None
+        start = last if 0 < sol.eps <= EPS_REACH else None  # a closed-form answer brackets nothing
     return out
 
 
@@ -350,7 +447,7 @@ def theorem3_bounds_curve(points, distortions, *, tol: float = EPS_TOL):
     """
     tol = check_tolerance(tol)
     p = check_source_set(points)
-    ds = np.array([check_distortion(d, "distortions[k]") for d in np.atleast_1d(distortions)])
+    ds = np.array(_distortion_list(distortions))
     f = class_iii_folding(p)
     upper = dp_leakage_curve(f.upper_set(), ds, tol=tol)
     if f.lower.shape[0]:
@@ -506,6 +603,6 @@ def mi_leakage_curve(points, distortions, *, tol: float = WEIGHT_TOL) -> np.ndar
     """eps*_I(P, D) (nats) for every D in ``distortions`` (each in (0, 1]); one program compiled."""
     tol = check_tolerance(tol)
     p = check_source_set(points)
-    ds = [check_distortion(d, "distortions[k]") for d in np.atleast_1d(distortions)]
+    ds = _distortion_list(distortions)
     prog = _MinInformationProgram(p)
     return np.array([_mi_solve(prog, d, tol).eps for d in ds])

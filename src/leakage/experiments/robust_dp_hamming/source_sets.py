@@ -16,7 +16,7 @@ from math import comb
 import numpy as np
 from scipy.optimize import linprog
 
-from leakage.validation import check_count, check_distribution, check_tolerance
+from leakage.validation import check_array_size, check_count, check_distribution, check_tolerance
 
 #: The three classes of Definition 1 [robust-dp-hamming].
 CLASSES = ("I", "II", "III")
@@ -52,6 +52,7 @@ def check_source_set(points, name: str = "points") -> np.ndarray:
 def uniform_point(M: int) -> np.ndarray:
     """The uniform distribution on M symbols (the Class I source set {uniform}), M >= 2."""
     M = check_count(M, "M", low=2)
+    check_array_size((1, M), "M")
     return np.full((1, M), 1.0 / M)
 
 
@@ -103,9 +104,9 @@ def source_class(points) -> str:
     return "II" if common_order(points) is not None else "III"
 
 
-#: Most (subsets x points) the exact enumeration of :func:`distortion_threshold` visits (~1 s in
-#: Python);
-#: larger general (Class III) problems are refused rather than left running for hours.
+#: Most (subsets x points) the exact enumeration of :func:`distortion_threshold` visits: its work is
+#: C(M, k) subsets times the points, each an O(k) sum in Python; larger general (Class III) problems
+#: are refused rather than left running for hours.
 MAX_SUBSET_WORK = 200_000
 
 
@@ -168,6 +169,9 @@ def distortion_thresholds(points) -> np.ndarray:
 
 #: Geometric tolerance (probability units) of the polytope computations below.
 GEOM_TOL = 1e-9
+#: Largest coefficient of an H-representation :func:`polytope_vertices` accepts (its tolerances are
+#: absolute: it is meant for polytopes of probability vectors, coefficients of order 1).
+MAX_COEFFICIENT = 1e6
 # a fixed generic direction: breaks the ties of a point that sits on a chamber wall (never random)
 _GENERIC = np.sqrt(np.array([2, 3, 5, 7, 11, 13, 17, 19, 23, 29, 31, 37, 41, 43, 47, 53, 59, 61, 67, 71], float))
 
@@ -192,6 +196,11 @@ def _finite_points(points, name: str = "points") -> np.ndarray:
         raise ValueError(f"{name} must be a non-empty n x M array, got shape {p.shape}")
     if not np.all(np.isfinite(p)):
         raise ValueError(f"{name} must be finite")
+    if np.abs(p).max() > MAX_COEFFICIENT:
+        raise ValueError(
+            f"{name} must have coordinates of magnitude <= {MAX_COEFFICIENT:g} (the geometric tolerances are "
+            f"absolute: points of the probability simplex), got {np.abs(p).max():.3g}"
+        )
     return p
 
 
@@ -272,20 +281,35 @@ def _chebyshev(a: np.ndarray, b: np.ndarray):
 def polytope_vertices(a_eq, b_eq, a_ub, b_ub, *, tol: float = GEOM_TOL) -> np.ndarray:
     """Vertices of the polytope {x in R^M : a_eq x = b_eq, a_ub x <= b_ub} (empty ``0 x M`` if none).
 
-    The polytope must be bounded (true inside the simplex). Works in the solution space of the
-    equalities; inequalities that are tight on the whole polytope (implicit equalities, e.g. the
-    piece of a segment on a chamber wall) are found by LP and moved to the equalities, so that the
-    remaining system has an interior point (Chebyshev centre) and qhull's halfspace intersection
-    applies (affine dimension >= 2; a point and an interval are done directly).
+    The polytope must be bounded (refused otherwise: one LP on its recession cone). Works in the
+    solution space of the equalities; inequalities that are tight on the whole polytope (implicit
+    equalities, e.g. the piece of a segment on a chamber wall) are found by LP and moved to the
+    equalities, so that the remaining system has an interior point (Chebyshev centre) and qhull's
+    halfspace intersection applies (affine dimension >= 2; a point and an interval are done
+    directly). Coefficients of magnitude <= 1e6 (the tolerances are absolute).
     """
+    return _polytope_vertices(a_eq, b_eq, a_ub, b_ub, tol=tol, check_bounded=True)
+
+
+def _polytope_vertices(a_eq, b_eq, a_ub, b_ub, *, tol: float = GEOM_TOL, check_bounded: bool = False) -> np.ndarray:
+    """:func:`polytope_vertices`; the library's own polytopes (pieces of a hull of probability
+    vectors) are bounded by construction and skip the recession-cone LP."""
     tol = check_tolerance(tol)
     from scipy.spatial import HalfspaceIntersection
 
     try:
-        a_eq, b_eq = np.atleast_2d(np.asarray(a_eq, float)), np.asarray(b_eq, float).ravel()
-        a_ub, b_ub = np.atleast_2d(np.asarray(a_ub, float)), np.asarray(b_ub, float).ravel()
+        a_eq, b_eq = np.atleast_2d(np.asarray(a_eq, float)), np.atleast_1d(np.asarray(b_eq, float))
+        a_ub, b_ub = np.atleast_2d(np.asarray(a_ub, float)), np.atleast_1d(np.asarray(b_ub, float))
     except (TypeError, ValueError) as exc:
         raise TypeError("a_eq, b_eq, a_ub, b_ub must be arrays of real numbers") from exc
+    for name, arr, ndim in (("a_eq", a_eq, 2), ("b_eq", b_eq, 1), ("a_ub", a_ub, 2), ("b_ub", b_ub, 1)):
+        if arr.ndim != ndim:
+            raise ValueError(f"{name} must be {ndim}-dimensional, got shape {arr.shape}")
+        if np.all(np.isfinite(arr)) and arr.size and np.abs(arr).max() > MAX_COEFFICIENT:
+            raise ValueError(
+                f"{name} must have entries of magnitude <= {MAX_COEFFICIENT:g} (the geometric tolerances are "
+                f"absolute, {tol:g}: polytopes of probability vectors), got {np.abs(arr).max():.3g}"
+            )
     m = max(a_eq.shape[1], a_ub.shape[1])
     if m == 0 or a_eq.size % m or a_ub.size % m or a_ub.size == 0:
         raise ValueError(
@@ -299,6 +323,11 @@ def polytope_vertices(a_eq, b_eq, a_ub, b_ub, *, tol: float = GEOM_TOL) -> np.nd
             raise ValueError(f"b_{name} must have one entry per row of a_{name} ({a.shape[0]}), got {b.size}")
         if not (np.all(np.isfinite(a)) and np.all(np.isfinite(b))):
             raise ValueError(f"a_{name} and b_{name} must be finite")
+    if check_bounded and not _bounded(a_eq, a_ub):
+        raise ValueError(
+            "a_eq, a_ub: the polyhedron {x : a_eq x = b_eq, a_ub x <= b_ub} is unbounded (it has a direction "
+            "d != 0 with a_eq d = 0, a_ub d <= 0); polytope_vertices needs a bounded polytope"
+        )
     empty = np.zeros((0, m))
     for _ in range(m + 1):
         # solution space of the equalities: x = x0 + N z
@@ -352,6 +381,24 @@ def polytope_vertices(a_eq, b_eq, a_ub, b_ub, *, tol: float = GEOM_TOL) -> np.nd
     raise RuntimeError("polytope_vertices: too many implicit equalities")  # pragma: no cover
 
 
+def _bounded(a_eq: np.ndarray, a_ub: np.ndarray) -> bool:
+    """Whether {x : a_eq x = b_eq, a_ub x <= b_ub} is bounded whatever b (when not empty): its
+    recession cone {d : a_eq d = 0, a_ub d <= 0} is {0}. No line: [a_eq; a_ub] has full column
+    rank; then a non-zero d of the cone has sum(a_ub d) < 0, which one LP looks for."""
+    both = np.vstack([a_eq, a_ub])
+    m = both.shape[1]
+    if np.linalg.matrix_rank(both) < m:
+        return False
+    cost = a_ub.sum(axis=0)  # minimise sum(a_ub d) over the cone, cut at -1
+    a = np.vstack([a_ub, -cost[None, :]])
+    b = np.concatenate([np.zeros(a_ub.shape[0]), [1.0]])
+    res = linprog(cost, A_ub=a, b_ub=b, A_eq=a_eq if a_eq.shape[0] else None,
+                  b_eq=np.zeros(a_eq.shape[0]) if a_eq.shape[0] else None, bounds=(None, None), method="highs")
+    if res.status != 0:  # pragma: no cover - the cut cone is bounded below and contains 0
+        raise RuntimeError(f"polytope_vertices: the recession-cone LP failed: {res.message}")
+    return res.fun > -1e-9
+
+
 def chamber_halfspaces(order, M: int | None = None):
     """The chamber C_T = {P : P_T(1) >= ... >= P_T(M)} as ``a_ub x <= 0`` (M-1 rows).
 
@@ -365,6 +412,9 @@ def chamber_halfspaces(order, M: int | None = None):
     except (TypeError, ValueError, OverflowError) as exc:
         raise TypeError(f"order must be a permutation of 0..M-1 (integers), got {order!r}") from exc
     m = t.size if M is None else check_count(M, "M", low=1)
+    check_array_size((max(m - 1, 1), m), "M" if M is not None else "order")
+    if t.size == 0:
+        raise ValueError("order must be a permutation of 0..M-1, got an empty order")
     if t.ndim != 1 or not np.array_equal(t, raw) or sorted(t.tolist()) != list(range(m)):
         raise ValueError(f"order must be a permutation of 0..{m - 1}, got {order!r}")
     a = np.zeros((m - 1, m))
@@ -380,8 +430,8 @@ def _check_points_and_order(points, order, name: str):
         p = np.atleast_2d(np.asarray(points, dtype=float))
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name} must be an array of real numbers (rows of length M), got {points!r}") from exc
-    if p.ndim != 2 or p.shape[1] == 0:
-        raise ValueError(f"{name} must be a vector or an n x M matrix, got shape {p.shape}")
+    if p.ndim != 2 or p.shape[1] == 0 or p.shape[0] == 0:
+        raise ValueError(f"{name} must be a non-empty vector or n x M matrix, got shape {p.shape}")
     if not np.all(np.isfinite(p)):
         raise ValueError(f"{name} must be finite")
     try:
@@ -392,7 +442,9 @@ def _check_points_and_order(points, order, name: str):
         raise TypeError(f"order must be a permutation of 0..{p.shape[1] - 1}, got {order!r}") from exc
     m = p.shape[1]
     if t.ndim != 1 or not np.array_equal(t, raw) or sorted(t.tolist()) != list(range(m)):
-        raise ValueError(f"order must be a permutation of 0..{m - 1} (M = {m}), got {order!r}")
+        raise ValueError(
+            f"order must be a permutation of 0..{m - 1} (M = {m}, the number of columns of {name}), got {order!r}"
+        )
     return p, t
 
 
@@ -427,7 +479,7 @@ def _order_of(x: np.ndarray, *directions: np.ndarray, tol: float = GEOM_TOL) -> 
 def _piece(h_rep, order, m: int) -> np.ndarray:
     a_eq, b_eq, a_ub, b_ub = h_rep
     ca, cb = chamber_halfspaces(order, m)
-    return polytope_vertices(a_eq, b_eq, np.vstack([a_ub, ca]), np.concatenate([b_ub, cb]))
+    return _polytope_vertices(a_eq, b_eq, np.vstack([a_ub, ca]), np.concatenate([b_ub, cb]))
 
 
 def _dimension(points: np.ndarray) -> int:
@@ -484,6 +536,7 @@ def folding(points, *, max_pieces: int = 5000) -> Folding:
     ``max_pieces`` chambers are met.
     """
     p = check_source_set(points)
+    max_pieces = check_count(max_pieces, "max_pieces")
     m = p.shape[1]
     p = hull_vertices(p)
     h_rep = hull_halfspaces(p)
@@ -527,7 +580,7 @@ def folding(points, *, max_pieces: int = 5000) -> Folding:
     upper = hull_vertices(np.vstack(folded))
     # P^LB: intersection of the folded pieces, each in H-representation
     reps = [hull_halfspaces(f) for f in folded]
-    lower = polytope_vertices(
+    lower = _polytope_vertices(
         np.vstack([r[0] for r in reps]), np.concatenate([r[1] for r in reps]),
         np.vstack([r[2] for r in reps]), np.concatenate([r[3] for r in reps]),
     )

@@ -19,57 +19,97 @@ import pandas as pd
 from leakage.experiments.statistical_inference import programs as inf
 from leakage.claims import check
 from leakage.measures.information import binary_entropy, entropy, mutual_information
+from leakage.validation import (
+    MAX_POINTS,
+    check_choice,
+    check_claims_call,
+    check_count,
+    check_epsilon,
+    check_figure_call,
+    check_list,
+    check_mapping,
+    check_probability,
+    check_scalar,
+    check_tolerance,
+    in_setting,
+    setting,
+)
 
 FIG1_COLUMNS = ["method", "n", "p", "distortion", "leakage", "dp_eps"]
 FIG2_COLUMNS = ["eps", "k", "n", "mi_lower_bound", "mi_exact"]
 DISTORTIONS = {"squared_error": inf.squared_error}
+METHODS = ("average_leakage", "maximum_leakage", "geometric_dp")
+
+#: Largest counting query of fig1 (the convex programs have (n + 1)^2 unknowns per budget).
+MAX_N = 1000
+
+
+def _n_p(settings: dict) -> tuple[int, float]:
+    s = check_mapping(settings, "settings")
+    return setting(s, "n", check_count, low=1, high=MAX_N), setting(s, "p", check_probability, open_low=True, open_high=True)
 
 
 def fig1_grid(settings: dict) -> np.ndarray:
     """Distortion budgets: ``distortion_points`` values from 0 to Var(Y) = n p (1 - p)."""
-    n, p = settings["n"], settings["p"]
-    return np.linspace(0.0, n * p * (1 - p), settings["distortion_points"])
+    n, p = _n_p(settings)
+    points = setting(settings, "distortion_points", check_count, low=2, high=MAX_POINTS)
+    return np.linspace(0.0, n * p * (1 - p), points)
 
 
 def fig1(settings: dict, rng=None, inputs=None) -> pd.DataFrame:
-    """Leakage (nats) vs distortion budget on the counting query, one row per (method, budget)."""
-    n, p = settings["n"], settings["p"]
+    """Leakage (nats) vs distortion budget on the counting query, one row per (method, budget).
+    ``rng``, ``inputs``: unused (None allowed)."""
+    settings = check_figure_call(settings, rng, inputs, rng_optional=True)
+    n, p = _n_p(settings)
+    methods = setting(settings, "methods", check_list, lambda m, name: check_choice(m, name, METHODS))
+    tol = setting(settings, "tol", check_tolerance)
     prior = inf.counting_query_prior(n, p)
     cond_h = inf.counting_query_conditional_entropy(n)
-    d = DISTORTIONS[settings["distortion"]](n)
+    d = DISTORTIONS[setting(settings, "distortion", check_choice, tuple(DISTORTIONS))](n)
     grid = fig1_grid(settings)
     # Corollary 1: I(S; U) = I(Y; U), Theorem 1 program; also the lower bracket of the minmax search
     average = [sol.leakage for sol in inf.rate_distortion_curve(prior, d, grid)]
-    if "maximum_leakage" in settings["methods"]:  # Corollary 2 + Theorem 2 line search
+    if "maximum_leakage" in methods:  # Corollary 2 + Theorem 2 line search
         lower = np.maximum(0.0, np.asarray(average) - 1e-6)
-        minmax = inf.min_max_leakage_curve(prior, cond_h, d, grid, tol=settings["tol"], lower=lower)
+        minmax = inf.min_max_leakage_curve(prior, cond_h, d, grid, tol=tol, lower=lower)
     rows = []
     for i, delta in enumerate(grid):
-        for method in settings["methods"]:
+        for method in methods:
             eps = np.nan
             if method == "average_leakage":
                 leak = average[i]
             elif method == "maximum_leakage":
                 leak = minmax[i].leakage
-            elif method == "geometric_dp":  # eps-DP mechanism at the same expected distortion
+            else:  # geometric_dp: the eps-DP mechanism at the same expected distortion
                 eps = inf.geometric_epsilon_for_distortion(prior, d, delta)
                 leak = mutual_information(inf.truncated_geometric_channel(n, eps), prior)
-            else:  # the schema allows only the three methods
-                raise ValueError(f"methods: unknown method {method!r}")
             rows.append((method, n, p, float(delta), float(leak), float(eps)))
     return pd.DataFrame(rows, columns=FIG1_COLUMNS)
 
 
+#: Largest database size of fig2 (the exact leakage sums over a band of every support point).
+MAX_DATABASE = 10**9
+
+
 def fig2_grid(settings: dict) -> np.ndarray:
     """Database sizes: a log grid from n_min to n_max, rounded to multiples of k (distinct)."""
-    k = settings["k"]
-    raw = np.geomspace(settings["n_min"], settings["n_max"], settings["n_points"])
+    s = check_mapping(settings, "settings")
+    k = setting(s, "k", check_count, low=1, high=MAX_DATABASE)
+    n_min = setting(s, "n_min", check_count, low=1, high=MAX_DATABASE)
+    n_max = setting(s, "n_max", check_count, low=1, high=MAX_DATABASE)
+    if n_max < n_min:
+        raise ValueError(f"n_max must be >= n_min = {n_min}, got {n_max}")
+    points = setting(s, "n_points", check_count, low=1, high=MAX_POINTS)
+    raw = np.geomspace(n_min, n_max, points)
     return np.unique(np.maximum(k, np.round(raw / k).astype(int) * k))
 
 
 def fig2(settings: dict, rng=None, inputs=None) -> pd.DataFrame:
-    """Theorem 4's lower bound and the exact I(Y; U) (nats) vs n, comb prior and eps-DP mechanism."""
-    eps, k = settings["eps"], settings["k"]
+    """Theorem 4's lower bound and the exact I(Y; U) (nats) vs n, comb prior and eps-DP mechanism.
+    ``rng``, ``inputs``: unused (None allowed)."""
+    settings = check_figure_call(settings, rng, inputs, rng_optional=True)
+    eps = setting(settings, "eps", check_scalar, low=0.0, low_inclusive=False, finite=True)
+    k = setting(settings, "k", check_count)
     rows = [
         (eps, k, int(n), inf.theorem4_lower_bound(n, k, eps), inf.theorem4_exact_leakage(n, k, eps))
         for n in fig2_grid(settings)
@@ -198,11 +238,27 @@ def _fig2_claims(table: pd.DataFrame, s: dict) -> list:
 
 def check_claims(tables: dict, settings: dict, rng) -> list:
     """Claims of [statistical-inference] on fig1 (Examples 1-2, Theorems 1-2, Corollary 2), Theorem 3 on random
-    channels, and fig2 (Theorem 4)."""
+    channels (drawn from ``rng``, a numpy Generator), and fig2 (Theorem 4)."""
+    tables, settings = check_claims_call(tables, settings, rng, figures=FIGURES, rng_optional=False)
     out = []
     if "fig1" in tables:
-        out += _fig1_claims(tables["fig1"], settings["fig1"])
-    out += _theorem3_claims(settings["claims"], rng)
+        with in_setting("fig1"):
+            s1 = setting(settings, "fig1", check_mapping)
+            _n_p(s1)
+            setting(s1, "tol", check_tolerance)
+            out += _fig1_claims(tables["fig1"], s1)
+    with in_setting("claims"):
+        c = setting(settings, "claims", check_mapping)
+        c = {
+            "random_channels": setting(c, "random_channels", check_count, low=1, high=MAX_POINTS),
+            "inputs": setting(c, "inputs", check_count, low=2, high=1000),
+            "outputs": setting(c, "outputs", check_count, low=2, high=1000),
+        }
+    out += _theorem3_claims(c, rng)
     if "fig2" in tables:
-        out += _fig2_claims(tables["fig2"], settings["fig2"])
+        with in_setting("fig2"):
+            s2 = setting(settings, "fig2", check_mapping)
+            setting(s2, "eps", check_scalar, low=0.0, low_inclusive=False, finite=True)
+            setting(s2, "k", check_count)
+            out += _fig2_claims(tables["fig2"], s2)
     return out

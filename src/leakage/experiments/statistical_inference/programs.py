@@ -35,6 +35,8 @@ from scipy.special import gammaln, rel_entr, xlogy
 from leakage.measures.information import entropy, mutual_information
 from leakage.validation import (
     _as_float_array,
+    check_array,
+    check_tolerance,
     check_array_size,
     SUM_TOL,
     check_channel,
@@ -54,6 +56,21 @@ _FEAS_TOL = 1e-7
 
 #: Largest database size of the explicit counting-query joint (2^n private states).
 MAX_EXPLICIT_N = 16
+
+#: Largest conditional entropy H(S | Y = y) in nats (Corollary 2): e^H must be a float.
+MAX_ENTROPY = 700.0
+
+
+def _budget_list(distortions) -> list:
+    """``distortions`` as a non-empty list of budgets (a scalar is one budget)."""
+    if isinstance(distortions, (str, bytes, dict)) or distortions is None:
+        raise TypeError(f"distortions must be a list of distortion budgets, got {distortions!r:.200}")
+    arr = np.atleast_1d(np.asarray(distortions, dtype=object))
+    if arr.ndim != 1:
+        raise ValueError(f"distortions must be a 1-D list of budgets, got shape {arr.shape}")
+    if arr.size == 0:
+        raise ValueError("distortions must list at least one budget")
+    return list(arr)
 
 
 @dataclass(frozen=True)
@@ -85,31 +102,53 @@ def check_joint(joint, name: str = "joint") -> np.ndarray:
 
 
 def check_distortion(distortion_measure, rows: int, name: str = "distortion_measure") -> np.ndarray:
-    """Return a distortion matrix ``d[y, u] >= 0`` with ``rows`` rows (one per value of Y)."""
-    try:
-        d = np.asarray(distortion_measure, dtype=float)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a matrix of real numbers, got {distortion_measure!r}") from exc
-    if d.ndim != 2 or d.shape[0] != rows or d.shape[1] == 0:
-        raise ValueError(f"{name} must be a {rows} x |U| matrix d[y, u], got shape {d.shape}")
-    if not np.all(np.isfinite(d)):
-        raise ValueError(f"{name} must be finite")
+    """Return a distortion matrix ``d[y, u] >= 0`` with ``rows`` rows (one per value of Y), finite."""
+    rows = check_count(rows, "rows")
+    d = check_array(distortion_measure, name, ndim=2, empty=True)
+    if d.shape[0] != rows or d.shape[1] == 0:
+        raise ValueError(f"{name} must be a {rows} x |U| matrix d[y, u] ({rows} rows), got shape {d.shape}")
     if np.any(d < 0):
         raise ValueError(f"{name} must be non-negative (d: Y x U -> R+), got min {d.min():.6g}")
     return d
 
 
-def _check_budget(distortion, prior_y, d, what: str) -> float:
-    """A distortion budget (parameter ``distortion``) >= the least achievable expected distortion
-    sum_y p(y) min_u d(y, u)."""
-    distortion = check_scalar(distortion, "distortion", low=0.0)
+def _check_budget(distortion, prior_y, d, what: str, name: str = "distortion") -> float:
+    """A distortion budget (parameter ``name``) >= the least achievable expected distortion
+    sum_y p(y) min_u d(y, u) (``inf``: no constraint)."""
+    distortion = check_scalar(distortion, name, low=0.0)
     floor = float(prior_y @ d.min(axis=1))
     if distortion < floor - 1e-12:
         raise ValueError(
-            f"distortion must be >= {floor:.6g}, the smallest achievable expected distortion of {what}; "
-            f"got {distortion!r} (infeasible distortion budget)"
+            f"{name} must be >= {floor:.6g} = sum_y p(y) min_u distortion_measure[y, u], the smallest "
+            f"achievable expected distortion of {what}; got {distortion!r} (infeasible distortion budget)"
         )
     return distortion
+
+
+def _effective_budget(budget: float, prior_y, d) -> float:
+    """The budget the programs need: every budget >= D0 = min_u sum_y p(y) d(y, u) (the best
+    constant release, which leaks nothing) has the same optimum, leakage 0, so a larger (or
+    infinite) budget is solved at 2 D0 + 1 (finite for the solver, with room above D0)."""
+    return min(budget, 2.0 * float((prior_y @ d).min()) + 1.0)
+
+
+def _scale(d: np.ndarray) -> float:
+    """A positive factor bringing a distortion measure with entries beyond 1e6 to at most 1 for the
+    convex solvers (the programs' optima do not change when d and the budget are scaled together);
+    1 otherwise, so that ordinary measures are solved exactly as given."""
+    top = float(d.max())
+    return top if top > 1e6 else 1.0
+
+
+def _one_budget(curve, *args):
+    """The single-budget program as its curve at ``[distortion]``, its errors naming ``distortion``."""
+    try:
+        return curve(*args)[0]
+    except (ValueError, TypeError) as exc:
+        text = str(exc)
+        if text.startswith("distortions[0]"):
+            raise type(exc)("distortion" + text[len("distortions[0]"):]) from None
+        raise
 
 
 # ----------------------------------------------------------------------------- measures
@@ -235,7 +274,8 @@ def min_average_leakage(joint, distortion_measure, distortion) -> Solution:
     ``distortion_measure[y, u] >= 0``; distortion >= sum_y p(y) min_u d(y, u) (else the budget is infeasible).
     Range [0, H(S)].
     """
-    return min_average_leakage_curve(joint, distortion_measure, [distortion])[0]
+    check_scalar(distortion, "distortion", low=0.0)
+    return _one_budget(min_average_leakage_curve, joint, distortion_measure, [distortion])
 
 
 def min_average_leakage_curve(joint, distortion_measure, distortions) -> list:
@@ -246,15 +286,14 @@ def min_average_leakage_curve(joint, distortion_measure, distortions) -> list:
     d = check_distortion(distortion_measure, j.shape[1])
     p_y = j.sum(axis=0)
     budgets = [
-        _check_budget(x, p_y, d, "the average-leakage program (Theorem 1)")
-        for x in np.atleast_1d(np.asarray(distortions, dtype=object))
+        _check_budget(x, p_y, d, "the average-leakage program (Theorem 1)", f"distortions[{i}]")
+        for i, x in enumerate(_budget_list(distortions))
     ]
-    if not budgets:
-        raise ValueError("distortions must list at least one budget")
-    prog = _AverageLeakageProgram(j, d)
+    scale = _scale(d)
+    prog = _AverageLeakageProgram(j, d / scale)
     out = {}
     for i in np.argsort(budgets, kind="stable"):
-        prog.budget.value = budgets[i]
+        prog.budget.value = _effective_budget(budgets[i], p_y, d) / scale
         _solve(prog.problem, f"minimum average leakage (Theorem 1) at distortion={budgets[i]:.6g}")
         m = _clean_channel(prog.channel.value)
         out[i] = Solution(average_information_leakage(m, j), expected_distortion(m, p_y, d), m)
@@ -273,7 +312,10 @@ def min_average_leakage_joint_access(joint, distortion_measure, distortion) -> S
     j = check_joint(joint)
     d = check_distortion(distortion_measure, j.shape[1])
     p_s, p_y = j.sum(axis=1), j.sum(axis=0)
-    distortion = _check_budget(distortion, p_y, d, "the average-leakage program with access to S (Remark 3)")
+    distortion = _effective_budget(
+        _check_budget(distortion, p_y, d, "the average-leakage program with access to S (Remark 3)"), p_y, d
+    )
+    scale = _scale(d)
     pairs = np.argwhere(j > 0)  # (s, y) with p(s, y) > 0
     n_u = d.shape[1]
     w = cp.Variable((len(pairs), n_u), nonneg=True)  # p(u | y, s)
@@ -286,7 +328,7 @@ def min_average_leakage_joint_access(joint, distortion_measure, distortion) -> S
     product = cp.reshape(p_s[keep], (int(keep.sum()), 1), order="F") @ cp.reshape(p_u, (1, n_u), order="F")
     problem = cp.Problem(
         cp.Minimize(cp.sum(cp.rel_entr(su[np.flatnonzero(keep)], product))),
-        [cp.sum(w, axis=1) == 1, cp.sum(cp.multiply(weight[:, None] * d[pairs[:, 1]], w)) <= distortion],
+        [cp.sum(w, axis=1) == 1, cp.sum(cp.multiply(weight[:, None] * d[pairs[:, 1]] / scale, w)) <= distortion / scale],
     )
     _solve(problem, f"minimum average leakage with access to S (Remark 3) at distortion={distortion:.6g}")
     wv = _clean_channel(w.value)
@@ -306,6 +348,7 @@ def rate_distortion_convex(prior_y, distortion_measure, distortion) -> Solution:
     is Theorem 1's program with S = Y (joint = diag(p_Y)). Range [0, H(Y)].
     """
     p = check_distribution(prior_y, "prior_y")
+    check_scalar(distortion, "distortion", low=0.0)
     return min_average_leakage(np.diag(p), distortion_measure, distortion)
 
 
@@ -399,7 +442,7 @@ def min_distortion_at_max_leakage(joint, distortion_measure, eps) -> Solution:
     h_s = entropy(j.sum(axis=1))
     eps = check_scalar(eps, "eps", low=0.0, high=h_s + 1e-12)
     d = check_distortion(distortion_measure, j.shape[1])
-    prog = _MaxLeakageProgram(j, d)
+    prog = _MaxLeakageProgram(j, d / _scale(d))
     m = prog.solve(h_s - eps, f"minimum distortion under maximum leakage {eps:.6g} (Theorem 2)")
     return Solution(maximum_information_leakage(m, j), float(j.sum(axis=0) @ (m * d).sum(axis=1)), m)
 
@@ -414,10 +457,10 @@ def min_max_leakage(joint, distortion_measure, distortion, *, tol: float = 1e-5)
     j = check_joint(joint)
     d = check_distortion(distortion_measure, j.shape[1])
     p_y = j.sum(axis=0)
-    distortion = _check_budget(distortion, p_y, d, "the maximum-leakage program (Theorem 2)")
-    tol = check_positive(tol, "tol")
+    distortion = _effective_budget(_check_budget(distortion, p_y, d, "the maximum-leakage program (Theorem 2)"), p_y, d)
+    tol = check_tolerance(tol)
     return _minmax_line_search(
-        _MaxLeakageProgram(j, d), entropy(j.sum(axis=1)), p_y, d, distortion, tol,
+        _MaxLeakageProgram(j, d / _scale(d)), entropy(j.sum(axis=1)), p_y, d, distortion, tol,
         "minmax leakage (Theorem 2)",
     )
 
@@ -428,11 +471,10 @@ def min_max_leakage(joint, distortion_measure, distortion, *, tol: float = 1e-5)
 def zeta_distribution(cond_entropy) -> np.ndarray:
     """zeta(y) = e^{H(S|Y=y)} / sum_y' e^{H(S|Y=y')} [statistical-inference, Corollary 2 (35), in nats].
 
-    ``cond_entropy[y] = H(S | Y=y) >= 0`` nats. For the counting query zeta(y) = C(n, y) / 2^n.
+    ``cond_entropy[y] = H(S | Y=y)`` in [0, 700] nats (e^H, the number of equally likely states,
+    must be a float). For the counting query zeta(y) = C(n, y) / 2^n.
     """
-    h = np.asarray(cond_entropy, dtype=float)
-    if h.ndim != 1 or h.size == 0 or not np.all(np.isfinite(h)) or np.any(h < 0):
-        raise ValueError(f"cond_entropy must be a vector of entropies H(S|Y=y) >= 0, got {h!r}")
+    h = check_array(cond_entropy, "cond_entropy", ndim=1, low=0.0, high=MAX_ENTROPY)
     z = np.exp(h - h.max())
     return z / z.sum()
 
@@ -445,8 +487,8 @@ def maximum_leakage_deterministic(channel, prior_y, cond_entropy) -> float:
     """
     m = check_channel(channel, "channel")
     p = check_distribution(prior_y, "prior_y")
+    zeta = zeta_distribution(cond_entropy)
     h = np.asarray(cond_entropy, dtype=float)
-    zeta = zeta_distribution(h)
     if m.shape[0] != p.size or h.size != p.size:
         raise ValueError("channel rows, prior_y and cond_entropy must all have |Y| entries")
     yu = p[:, None] * m
@@ -466,7 +508,8 @@ def min_max_leakage_deterministic(prior_y, cond_entropy, distortion_measure, dis
     E d(Y, U) <= distortion, working on Y only: p(u) H(S|U=u) = -sum_y p(y,u) log(p(y,u)/p(u)) +
     sum_y p(y,u) H(S|Y=y) ((38)); bisection to ``tol`` nats on the level as in Theorem 2.
     """
-    return min_max_leakage_curve(prior_y, cond_entropy, distortion_measure, [distortion], tol=tol)[0]
+    check_scalar(distortion, "distortion", low=0.0)
+    return _one_budget(lambda *a: min_max_leakage_curve(*a, tol=tol), prior_y, cond_entropy, distortion_measure, [distortion])
 
 
 def min_max_leakage_curve(
@@ -486,10 +529,13 @@ def min_max_leakage_curve(
     if h.size != p.size:
         raise ValueError(f"cond_entropy must have {p.size} entries (one per y), got {h.size}")
     d = check_distortion(distortion_measure, p.size)
-    budgets = [_check_budget(x, p, d, "the maximum-leakage program (Corollary 2)") for x in distortions]
-    tol = check_positive(tol, "tol")
+    budgets = [
+        _effective_budget(_check_budget(x, p, d, "the maximum-leakage program (Corollary 2)", f"distortions[{i}]"), p, d)
+        for i, x in enumerate(_budget_list(distortions))
+    ]
+    tol = check_tolerance(tol)
     h_s = entropy(p) + float(p @ h)
-    program = _MaxLeakageProgram(np.diag(p), d, h)
+    program = _MaxLeakageProgram(np.diag(p), d / _scale(d), h)
     if lower is None:
         lower = np.zeros(len(budgets))
     lower = np.asarray(lower, dtype=float)
@@ -512,6 +558,7 @@ def counting_query_prior(n, p) -> np.ndarray:
     """p_Y(y) = C(n, y) p^y (1-p)^{n-y}, y = 0..n: Y = sum of n iid Bernoulli(p) [statistical-inference,
     Examples 1, 2]. n >= 1, p in [0, 1]."""
     n = check_count(n, "n")
+    check_array_size((n + 1,), "n")
     p = check_probability(p, "p", open_low=False)
     y = np.arange(n + 1)
     log_c = gammaln(n + 1) - gammaln(y + 1) - gammaln(n - y + 1)
@@ -522,6 +569,7 @@ def counting_query_conditional_entropy(n) -> np.ndarray:
     """H(S | Y=y) = log C(n, y) nats, y = 0..n [statistical-inference, Example 2]: given the count, the iid
     database is uniform on the C(n, y) vectors with y ones. n >= 1."""
     n = check_count(n, "n")
+    check_array_size((n + 1,), "n")
     y = np.arange(n + 1)
     return gammaln(n + 1) - gammaln(y + 1) - gammaln(n - y + 1)
 
@@ -632,7 +680,9 @@ def geometric_epsilon_for_distortion(prior_y, distortion_measure, distortion) ->
     """The eps at which the truncated geometric mechanism on {0..n} has E d(Y, U) = distortion.
 
     Solved by Brent's method on log eps (the expected distortion decreases from its eps -> 0 limit
-    to 0 as eps -> inf). distortion in (0, E_eps->0 d]; distortion = 0 gives inf. Nats.
+    to its eps -> inf limit sum_y p(y) d(y, y), 0 for a distortion measure zero on the diagonal).
+    distortion in (D_inf, E_eps->0 d]; distortion = D_inf gives inf; eps is searched up to 745 nats
+    (where e^-eps leaves the float range), a budget needing more is refused. Nats.
     """
     p = check_distribution(prior_y, "prior_y")
     n = p.size - 1
@@ -644,14 +694,29 @@ def geometric_epsilon_for_distortion(prior_y, distortion_measure, distortion) ->
     def excess(log_eps):
         return expected_distortion(truncated_geometric_channel(n, math.exp(log_eps)), p, d) - distortion
 
+    if d.shape != (p.size, p.size):
+        raise ValueError(f"distortion_measure must be {p.size} x {p.size} (U = Y = {{0..n}}), got shape {d.shape}")
+    d_inf = float(p @ np.diag(d))  # eps = inf: the identity
+    if distortion <= d_inf:
+        if distortion == d_inf:
+            return float("inf")
+        raise ValueError(
+            f"distortion must be >= {d_inf:.6g} = sum_y p(y) distortion_measure[y, y], the distortion of the "
+            f"geometric mechanism as eps -> inf; got {distortion!r}"
+        )
     lo, hi = math.log(1e-8), math.log(60.0)
     if excess(lo) < 0:
         raise ValueError(
             f"distortion must be <= {distortion + excess(lo):.6g}, the distortion of the geometric mechanism "
             f"as eps -> 0; got {distortion!r}"
         )
-    if excess(hi) > 0:
-        return float(math.exp(hi))
+    while excess(hi) > 0:  # the root lies beyond: widen the bracket up to 745 nats
+        if hi >= math.log(745.0):
+            raise ValueError(
+                f"distortion = {distortion!r} is reached by the geometric mechanism only beyond eps = 745 nats "
+                f"(distortion_measure up to {d.max():.3g}): out of the float range"
+            )
+        lo, hi = hi, min(hi + math.log(4.0), math.log(745.0))
     return float(math.exp(brentq(excess, lo, hi, xtol=1e-12)))
 
 
@@ -661,6 +726,7 @@ def comb_prior(n, k) -> np.ndarray:
     n, k = check_count(n, "n"), check_count(k, "k")
     if n % k:
         raise ValueError(f"n must be a multiple of k (n mod k = 0), got n={n}, k={k}")
+    check_array_size((n + 1,), "n")
     p = np.zeros(n + 1)
     p[::k] = 1.0 / (1 + n // k)
     return p

@@ -24,6 +24,21 @@ from leakage.experiments.worst_case_pml.utility import (
     worst_case_order,
     worst_case_utility,
 )
+from leakage.validation import (
+    MAX_POINTS,
+    check_choice,
+    check_claims_call,
+    check_count,
+    check_distribution,
+    check_figure_call,
+    check_list,
+    check_mapping,
+    check_scalar,
+    check_tolerance,
+    in_setting,
+    setting,
+)
+from leakage.experiments.worst_case_pml.utility import check_threshold
 from leakage.experiments.worst_case_pml.programs import (
     optimal_epsilon,
     pml_exponential_mechanism,
@@ -42,40 +57,60 @@ EQUAL_TOL = 1e-6
 # ------------------------------------------------------------------ settings -> objects
 
 
+#: Largest counting query of fig1 (the schema's limit is 30): its LPs have (n + 1)^2 unknowns.
+MAX_RECORDS = 1000
+
+
 def counting_query(settings: dict):
-    """Prior Binomial(n, q) on {0..n} and the utility of eq. (11) for the fig1 settings."""
-    n = int(settings.get("n_records", 7))
-    q = float(settings.get("success_probability", 0.5))
+    """Prior Binomial(n, q) on {0..n} and the utility of eq. (11) for the fig1 settings
+    (``n_records`` in [1, 1000], ``success_probability`` in (0, 1), ``under_report_penalty`` > 0,
+    finite; complete, from config.yaml)."""
+    s = check_mapping(settings, "settings")
+    n = setting(s, "n_records", check_count, low=1, high=MAX_RECORDS)
+    q = setting(s, "success_probability", check_scalar, low=0.0, high=1.0, low_inclusive=False,
+                high_inclusive=False)
+    penalty = setting(s, "under_report_penalty", check_scalar, low=0.0, low_inclusive=False, finite=True)
     prior = np.array([math.comb(n, x) * q**x * (1 - q) ** (n - x) for x in range(n + 1)])
-    utility = counting_query_utility(n, penalty=float(settings.get("under_report_penalty", 1.0)))
+    utility = counting_query_utility(n, penalty=penalty)
+    with in_setting("under_report_penalty"):  # a penalty beyond the squared losses' precision ties them
+        utility_order_matrix(utility)
     return prior, utility
 
 
 def eps_grid(prior, step: float) -> np.ndarray:
-    """eps = 0, step, 2 step, ... < eps_max (exclusive), in nats."""
-    top = epsilon_max(prior)
-    count = int(math.ceil(top / step - 1e-9))
+    """eps = 0, step, 2 step, ... < eps_max (exclusive), in nats; at most 10^6 values."""
+    top = epsilon_max(check_distribution(prior, full_support=True))
+    step = check_scalar(step, "step", low=0.0, low_inclusive=False, finite=True)
+    if top / step > MAX_POINTS:
+        raise ValueError(f"step must be >= eps_max / {MAX_POINTS} = {top / MAX_POINTS:.3g} (at most {MAX_POINTS} eps values), got {step!r}")
+    count = max(1, int(math.ceil(top / step - 1e-9)))  # eps = 0 always
     grid = np.round(step * np.arange(count), 12)
     return grid[grid < top - 1e-12]
 
 
 def pattern_prior(pattern: str, p_low: float, n: int) -> np.ndarray:
     """The priors of Sec. IV-B: ``one_low_three_high`` (p, q, .., q) with q = (1 - p)/(N - 1);
-    ``three_low_one_high`` (p, .., p, 1 - (N - 1) p). p_low in (0, 1/N]."""
+    ``three_low_one_high`` (p, .., p, 1 - (N - 1) p). p_low in (0, 1/N], N >= 2."""
+    check_choice(pattern, "pattern", PATTERNS)
+    n = check_count(n, "n", low=2, high=MAX_RECORDS)
+    p_low = check_scalar(p_low, "p_low")
     if not 0 < p_low <= 1.0 / n + 1e-12:
         raise ValueError(f"p_low must be in (0, 1/N] = (0, {1 / n:.6g}], got {p_low!r}")
     if pattern == "one_low_three_high":
         return np.array([p_low] + [(1 - p_low) / (n - 1)] * (n - 1))
-    if pattern == "three_low_one_high":
-        return np.array([p_low] * (n - 1) + [1 - (n - 1) * p_low])
-    raise ValueError(f"pattern must be one of {PATTERNS}, got {pattern!r}")
+    return np.array([p_low] * (n - 1) + [1 - (n - 1) * p_low])
 
 
 def p_low_grid(settings: dict) -> np.ndarray:
-    lo, hi, step = (float(settings.get(k, d)) for k, d in
-                    (("p_low_min", 0.01), ("p_low_max", 0.25), ("p_low_step", 0.005)))
-    if not (0 < lo <= hi and step > 0):
-        raise ValueError(f"need 0 < p_low_min <= p_low_max and p_low_step > 0, got {lo}, {hi}, {step}")
+    """p_low_min, p_low_min + p_low_step, ... <= p_low_max; at most 10^6 values."""
+    s = check_mapping(settings, "settings")
+    lo = setting(s, "p_low_min", check_scalar, low=0.0, high=0.5, low_inclusive=False)
+    hi = setting(s, "p_low_max", check_scalar, low=0.0, high=0.5, low_inclusive=False)
+    step = setting(s, "p_low_step", check_scalar, low=0.0, low_inclusive=False, finite=True)
+    if lo > hi:
+        raise ValueError(f"p_low_max must be >= p_low_min = {lo}, got {hi}")
+    if (hi - lo) / step > MAX_POINTS:
+        raise ValueError(f"p_low_step must be >= (p_low_max - p_low_min) / {MAX_POINTS} (at most {MAX_POINTS} values), got {step!r}")
     count = int(math.floor((hi - lo) / step + 1e-9)) + 1
     return np.round(lo + step * np.arange(count), 12)
 
@@ -85,16 +120,18 @@ def p_low_grid(settings: dict) -> np.ndarray:
 
 def fig1(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFrame:
     """Counting query: worst-case utility against eps for the three eps-PML mechanisms."""
-    prior, utility = counting_query(settings)
+    s = check_figure_call(settings, rng, inputs)
+    prior, utility = counting_query(s)
     order = utility_order_matrix(utility)
-    reps = int(settings.get("repetitions", 1000))
+    reps = setting(s, "repetitions", check_count, low=1, high=MAX_POINTS)
+    step = setting(s, "eps_step", check_scalar, low=0.0, low_inclusive=False, finite=True)
     build = {
         "utility_safe": lambda eps: utility_safe_mechanism_for(prior, utility, eps),
         "exponential": lambda eps: pml_exponential_mechanism(prior, utility, eps),
         "randomized_response": lambda eps: pml_randomized_response(prior, eps),
     }
     rows = []
-    for eps in eps_grid(prior, float(settings.get("eps_step", 0.05))):
+    for eps in eps_grid(prior, step):
         for name in MECHANISMS:
             channel = build[name](eps)
             rows.append(
@@ -109,14 +146,19 @@ def fig1(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFrame
     return pd.DataFrame(rows)
 
 
-def _optimality(settings: dict, default_pattern: str) -> pd.DataFrame:
-    pattern = settings.get("pattern", default_pattern)
-    n = int(settings.get("alphabet_size", 4))
+def _optimality(settings: dict) -> pd.DataFrame:
+    s = settings
+    pattern = setting(s, "pattern", check_choice, PATTERNS)
+    n = setting(s, "alphabet_size", check_count, low=3, high=12)
     order = circulant_order_matrix(n)
-    tol = float(settings.get("tolerance", 1e-9))
+    tol = setting(s, "tolerance", check_tolerance)
+    ks = setting(s, "k", check_list, lambda v, name: check_threshold(v, n, name))
+    grid = p_low_grid(s)
+    if grid[-1] > 1.0 / n + 1e-12:
+        raise ValueError(f"p_low_max must be <= 1 / alphabet_size = {1 / n:.6g}, got {grid[-1]!r}")
     rows = []
-    for k in settings.get("k", [2, 3]):
-        for p in p_low_grid(settings):
+    for k in ks:
+        for p in grid:
             prior = pattern_prior(pattern, float(p), n)
             rows.append(
                 {
@@ -132,12 +174,12 @@ def _optimality(settings: dict, default_pattern: str) -> pd.DataFrame:
 
 def fig2(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFrame:
     """One-low-three-high priors: eps_US(k) and eps*(k) against p_low (Sec. IV-B, Fig. 2)."""
-    return _optimality(settings, "one_low_three_high")
+    return _optimality(check_figure_call(settings, rng, inputs, rng_optional=True))
 
 
 def fig3(settings: dict, rng: np.random.Generator, inputs: dict) -> pd.DataFrame:
     """Three-low-one-high priors: eps_US(k) and eps*(k) against p_low (Sec. IV-B, Fig. 3)."""
-    return _optimality(settings, "three_low_one_high")
+    return _optimality(check_figure_call(settings, rng, inputs, rng_optional=True))
 
 
 FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3}
@@ -224,10 +266,12 @@ def _equal_claim(figure: str, table: pd.DataFrame, ks, what: str):
 
 
 def check_claims(tables: dict, settings: dict, rng=None):
-    """The claims of docs/figures.md, checked on the figure tables."""
+    """The claims of docs/figures.md, checked on the figure tables (``rng``: unused, may be None)."""
+    tables, settings = check_claims_call(tables, settings, rng, figures=FIGURES)
     out = []
     if "fig1" in tables:
-        out += _fig1_claims(tables["fig1"], settings.get("fig1", {}))
+        with in_setting("fig1"):
+            out += _fig1_claims(tables["fig1"], setting(settings, "fig1", check_mapping))
     if "fig2" in tables:
         out.append(_equal_claim("fig2", tables["fig2"], [2, 3], "eps_optimal == eps_utility_safe everywhere"))
     if "fig3" in tables:

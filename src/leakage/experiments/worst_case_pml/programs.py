@@ -26,7 +26,7 @@ from scipy.optimize import linprog
 from leakage.measures.dp import randomized_response
 from leakage.measures.pml import epsilon_max
 from leakage.experiments.worst_case_pml.utility import check_order_matrix, check_threshold, utility_order_matrix
-from leakage.validation import _as_float_array, check_distribution, check_epsilon
+from leakage.validation import _as_float_array, check_choice, check_distribution, check_epsilon, check_tolerance
 
 #: Bisection tolerance on eps*(k), in nats [worst-case-pml, Sec. III-B; project spec].
 BISECTION_TOL = 1e-9
@@ -175,9 +175,7 @@ def optimal_mechanism(prior, order, k, *, tol: float = BISECTION_TOL):
     (within ``tol`` nats of eps*(k), up to the LP tolerance) and eps*(k) <= eps_US(k) always.
     """
     p, o, k = _prior_order_k(prior, order, k)
-    tol = float(tol)
-    if not tol > 0:
-        raise ValueError(f"tol must be > 0 (nats), got {tol!r}")
+    tol = check_tolerance(tol)
     mask = o >= k
     bound = _lemma3_bound(p, mask)
     hi, best = utility_safe_epsilon(p, o, k), utility_safe_mechanism(o, k)
@@ -211,8 +209,7 @@ def largest_worst_case_order(prior, order, eps, *, method: str = "optimal") -> i
     ``"utility_safe"`` uses eps_US(k) (Corollary 1). Both are non-decreasing in k (Lemma 1), so the answer is the number of k with
     eps(k) <= eps; eps >= 0 in nats; result in 1..N (eps(1) = 0).
     """
-    if method not in ("optimal", "utility_safe"):
-        raise ValueError(f"method must be 'optimal' or 'utility_safe', got {method!r}")
+    check_choice(method, "method", ("optimal", "utility_safe"))
     eps = check_epsilon(eps)
     p, o, _ = _prior_order_k(prior, order, 1)
     best = 1

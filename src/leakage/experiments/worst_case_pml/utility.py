@@ -11,7 +11,17 @@ from __future__ import annotations
 import numpy as np
 
 from leakage.mechanisms.release import channel_outputs
-from leakage.validation import _as_float_array, check_channel_prior, check_count, check_positive
+from leakage.validation import (
+    _as_float_array,
+    check_array_size,
+    check_channel_prior,
+    check_count,
+    check_rng,
+    check_scalar,
+)
+
+#: Most pairs :func:`sample_pairs` draws in one call (two int64 arrays of that length).
+MAX_PAIRS = 10**8
 
 
 def utility_order_matrix(utility) -> np.ndarray:
@@ -40,7 +50,7 @@ def check_order_matrix(order, name: str = "order") -> np.ndarray:
     n_rows, n_cols = o.shape
     if n_rows != n_cols:
         raise ValueError(f"{name} must be square (N x N), got shape {o.shape}")
-    if not np.all(o == np.round(o)):
+    if not np.all(o == np.round(o)) or np.any((o < 1) | (o > n_cols)):
         raise ValueError(f"{name} must hold integers (ranks 1..{n_cols})")
     o = o.astype(int)
     target = np.arange(1, n_cols + 1)
@@ -54,6 +64,7 @@ def check_order_matrix(order, name: str = "order") -> np.ndarray:
 
 def check_threshold(k, n_outputs: int, name: str = "k") -> int:
     """A worst-case order threshold: an integer in 1..N."""
+    n_outputs = check_count(n_outputs, "n_outputs", low=1)
     k = check_count(k, name, low=1)
     if k > n_outputs:
         raise ValueError(f"{name} must be an integer in 1..{n_outputs} (N), got {k}")
@@ -69,7 +80,8 @@ def counting_query_utility(n_records: int, *, penalty: float = 1.0) -> np.ndarra
     ``utility_order_matrix``).
     """
     n = check_count(n_records, "n_records", low=1)
-    penalty = check_positive(penalty, "penalty")
+    check_array_size((n + 1, n + 1), "n_records")
+    penalty = check_scalar(penalty, "penalty", low=0.0, low_inclusive=False, finite=True)
     x = np.arange(n + 1)[:, None]
     y = np.arange(n + 1)[None, :]
     return -((x - y) ** 2).astype(float) - float(penalty) * (y < x)
@@ -82,6 +94,7 @@ def circulant_order_matrix(n_outputs: int) -> np.ndarray:
     relabelling of X and Y together leaves it unchanged. N >= 1.
     """
     n = check_count(n_outputs, "n_outputs", low=1)
+    check_array_size((n, n), "n_outputs")
     x = np.arange(n)[:, None]
     y = np.arange(n)[None, :]
     return n - np.mod(y - x, n)
@@ -116,7 +129,8 @@ def worst_case_utility(channel, prior, utility) -> float:
 def sample_pairs(channel, prior, size: int, rng: np.random.Generator):
     """Draw ``size`` pairs X ~ prior, Y ~ channel[X, :] (inverse-CDF sampling); returns (x, y)."""
     c, p = check_channel_prior(channel, prior)
-    size = check_count(size, "size", low=1)
+    size = check_count(size, "size", low=1, high=MAX_PAIRS)
+    check_rng(rng)
     x = np.minimum(np.searchsorted(np.cumsum(p), rng.random(size), side="right"), p.size - 1)
     return x, channel_outputs(c, x, rng.random(size))
 
@@ -125,7 +139,12 @@ def sampled_worst_case_utility(channel, prior, utility, repetitions: int, rng: n
     """Monte Carlo worst case: the smallest u(X_i, Y_i) over ``repetitions`` draws [worst-case-pml, Sec. IV-A].
 
     Always >= ``worst_case_utility`` (a sample can only miss the worst pair, never go below it).
+    ``repetitions`` <= :data:`MAX_PAIRS`.
     """
     u = _as_float_array(utility, "utility", 2)
+    c, _ = check_channel_prior(channel, prior)
+    if u.shape != c.shape:
+        raise ValueError(f"utility has shape {u.shape} but channel has shape {c.shape}; they must match")
+    repetitions = check_count(repetitions, "repetitions", low=1, high=MAX_PAIRS)
     x, y = sample_pairs(channel, prior, repetitions, rng)
     return float(u[x, y].min())

@@ -36,12 +36,12 @@ def _draw_fig2(table, settings, title):
 
 
 def fig2a(table, settings):
-    eps = settings.get("eps", np.log(9 / 8))
+    eps = settings["eps"]
     return _draw_fig2(table, settings, rf"Example 1: mechanism (34), $\varepsilon$ = {eps:.3f} nats")
 
 
 def fig2b(table, settings):
-    n, k, eps = settings.get("n_symbols", 10), settings.get("k", 2), settings.get("eps", np.log(5))
+    n, k, eps = settings["n_symbols"], settings["k"], settings["eps"]
     return _draw_fig2(
         table, settings, rf"Example 2: {k}-singular mechanism, N = {n}, $\varepsilon$ = {eps:.3f} nats"
     )
@@ -55,7 +55,7 @@ def _shades(count):
 def fig3a(table, settings):
     fig, axes = new_figure()
     ax = axes[0, 0]
-    eps = settings.get("eps", float(table["eps_prime"].min()))
+    eps = settings["eps"]
     ms = sorted(table["m"].unique())
     floor = 1e-16
     for m, shade in zip(ms, _shades(len(ms))):
@@ -70,7 +70,7 @@ def fig3a(table, settings):
     ax.set_ylim(floor, 3.0)
     ax.set_xlabel(r"leakage increase $\varepsilon' - \varepsilon$ [nats]")
     ax.set_ylabel(r"$\delta_{\min}(\varepsilon')$, Corollary 3")
-    n = settings.get("n_symbols", "")
+    n = settings["n_symbols"]
     ax.set_title(rf"N = {n}, $\varepsilon$ = {eps:.3f} nats (log {np.exp(eps):.0f}); $\delta_{{\min}}$ capped at 1")
     ax.legend(loc="lower left")
     return fig
@@ -87,7 +87,7 @@ def fig3b(table, settings):
     ax.set_xscale("log")
     ax.set_xlabel("number of samples m")
     ax.set_ylabel(r"$\varepsilon'(\delta)$ [nats], eq. (38)")
-    delta, n = settings.get("delta", ""), settings.get("n_symbols", "")
+    delta, n = settings["delta"], settings["n_symbols"]
     ax.set_title(rf"N = {n}, $\delta$ = {delta:g}; dashed: $\varepsilon$ for the estimate")
     ax.legend(loc="upper right")
     return fig

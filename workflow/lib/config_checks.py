@@ -1,17 +1,25 @@
-"""Cross-field checks of the pipeline's configuration, run by the Snakefile after the JSON-schema
-validation and before any job starts.
+"""The pipeline's configuration checks beyond the schemas, run by the Snakefile after the
+JSON-schema validation and before any job starts: the one home of every check that relates
+several keys, or a key to the library or the data.
 
 The schemas (workflow/schemas/*.schema.yaml) check each key on its own (type, range, non-empty
-lists); the constraints here relate several keys (m_min < m_max, beta_max <= 2 p_min, a
-distribution that sums to one, a channel row per prior entry). Each violation is reported as a
-``ValueError`` naming the keys by their dotted path in config.yaml (``empirical-pml.fig3b.m_min``)
-and the valid range; all violations are collected and reported together.
+lists) and require every key; config.yaml holds every default. The constraints here relate
+several keys (m_min < m_max, beta_max <= 2 p_min, a distribution that sums to one, a channel row
+per prior entry, adult-design's release.eps among its eps), or a key to what the library knows
+(an Adult attribute is one of ``leakage.data.adult.CATEGORICAL_ATTRIBUTES``) or to the data (an
+attribute with a single category in results/data/adult.csv). Each violation is reported naming
+the keys by their dotted path in config.yaml (``empirical-pml.fig3b.m_min``) and the valid range;
+all violations are collected and raised together as one :class:`ConfigError` (a ``ValueError``).
 """
 
 from __future__ import annotations
 
+import csv
 import math
+from pathlib import Path
 from typing import Any
+
+from leakage.data.adult import CATEGORICAL_ATTRIBUTES
 
 #: Absolute tolerance of "sums to one" in the configuration (the values are typed by hand).
 SUM_TOL = 1e-9
@@ -102,13 +110,13 @@ def _worst_case_pml(config: dict, problems: list) -> None:
             continue
         where = f"{paper}.{fig}"
         _less(problems, where, "p_low_min", "p_low_max", s, strict=False)
-        n = s.get("alphabet_size", 4)
-        if "p_low_max" in s and s["p_low_max"] > 1 / n:
+        n = s["alphabet_size"]
+        if s["p_low_max"] > 1 / n:
             problems.append(
                 f"{where}.p_low_max must be <= 1 / alphabet_size = {1 / n:.6g} (the low entries are "
                 f"the smallest of a distribution on {n} symbols), got {s['p_low_max']!r}"
             )
-        bad_k = [k for k in s.get("k", []) if k > n]
+        bad_k = [k for k in s["k"] if k > n]
         if bad_k:
             problems.append(f"{where}.k must be in [1, alphabet_size = {n}], got {bad_k}")
 
@@ -119,16 +127,68 @@ def _statistical_inference(config: dict, problems: list) -> None:
         _less(problems, "statistical-inference.fig2", "n_min", "n_max", s, strict=False)
 
 
-def check_config(config: dict) -> None:
-    """Raise :class:`ConfigError` (a ``ValueError``) listing every cross-field violation of a
-    schema-validated config (keys named by dotted path); return normally when all hold.
+def _adult_design(config: dict, problems: list, data_table: Path) -> None:
+    where = "adult-design"
+    s = _section(config, where)
+    if not s:
+        return
+    for key in ("attributes", "mc_attributes"):
+        bad = [a for a in s[key] if a not in CATEGORICAL_ATTRIBUTES]
+        if bad:
+            problems.append(f"{where}.{key}: {bad} are not categorical attributes of Adult; choose from "
+                            f"{list(CATEGORICAL_ATTRIBUTES)}")  # fmt: skip
+    h = s["heatmap"]
+    if h["attribute"] not in s["attributes"]:
+        problems.append(f"{where}.heatmap.attribute: {h['attribute']!r} must be one of {where}.attributes {s['attributes']}")
+    for key, value in (("release.eps", s["release"]["eps"]), ("heatmap.eps", h["eps"])):
+        if value not in s["eps"]:
+            problems.append(f"{where}.{key}: {value} must be one of {where}.eps {s['eps']}")
+    if "pml" not in s["methods"]:
+        problems.append(f"{where}.methods: must include pml (the released mechanism), got {s['methods']}")
+    if not set(h["methods"]) <= set(s["methods"]):
+        problems.append(f"{where}.heatmap.methods: {h['methods']} must be among {where}.methods {s['methods']}")
+    _less(problems, f"{where}.curve", "eps_min", "eps_max", s["curve"])
+    mc = s["mc"]
+    if mc["m_max"] is not None:
+        _less(problems, f"{where}.mc", "m_min", "m_max", mc, strict=False)
+    _single_categories(s, problems, data_table)
+
+
+def _single_categories(s: dict, problems: list, data_table: Path) -> None:
+    """An attribute with one category in the data table has nothing to privatize. Checked when the
+    table exists (else by the estimate job, the study's first, with the same message)."""
+    wanted = sorted((set(s["attributes"]) | set(s["mc_attributes"])) & set(CATEGORICAL_ATTRIBUTES))
+    if not wanted or not data_table.is_file():
+        return
+    seen = {a: set() for a in wanted}
+    records = 0
+    with open(data_table, newline="") as fh:
+        for row in csv.DictReader(fh):
+            records += 1
+            for a in wanted:
+                if len(seen[a]) < 2:
+                    seen[a].add(row.get(a) or "?")
+    single = [a for a in wanted if len(seen[a]) < 2] if records else []  # empty: not written yet
+    if single:
+        key = "attributes" if set(single) & set(s["attributes"]) else "mc_attributes"
+        problems.append(f"adult-design.{key}: attributes {single} have a single category in {data_table}: "
+                        "nothing to privatize")  # fmt: skip
+
+
+def check_config(config: dict, data_table: str | Path = "results/data/adult.csv") -> None:
+    """Raise :class:`ConfigError` (a ``ValueError``) listing every violation of a schema-validated
+    config (keys named by dotted path); return normally when all hold.
 
     Checked: ``papers`` is not empty; empirical-pml fig2a channel rows and prior sum to one, have
     matching sizes and beta_max <= 2 min(prior) (the l1 radius of
     Theorem 4's validity); fig2b k <= n_symbols and beta_max <= 2/n_symbols;
     fig3a increase_min <= eps_prime_span; m_min < m_max (fig3b, fig4, fig5); worst-case-pml
     p_low_min <= p_low_max <= 1/alphabet_size and k <= alphabet_size; statistical-inference fig2
-    n_min <= n_max.
+    n_min <= n_max; and, when ``studies`` lists adult-design: its attributes are categorical
+    attributes of Adult, heatmap.attribute is among its attributes, release.eps and heatmap.eps
+    among its eps, methods include pml and heatmap.methods are among them, curve.eps_min <
+    curve.eps_max, mc.m_min <= mc.m_max, and no attribute has a single category in ``data_table``
+    (when that file exists).
     """
     if not isinstance(config, dict):
         raise TypeError(f"config must be a mapping (the parsed config.yaml), got {type(config).__name__}")
@@ -138,5 +198,7 @@ def check_config(config: dict) -> None:
     _empirical_pml(config, problems)
     _worst_case_pml(config, problems)
     _statistical_inference(config, problems)
+    if "adult-design" in config.get("studies", []):
+        _adult_design(config, problems, Path(data_table))
     if problems:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems))

@@ -1,0 +1,402 @@
+"""Frequency estimation from released data: the histogram of the records behind a release.
+
+Every record ``x_i`` of ``m`` records was released as an output ``y_i ~ channel[x_i, :]`` of a
+known channel (N inputs, M outputs). From the released outputs alone, estimate the histogram
+``f`` (``f_x`` = the fraction of the ``m`` records with value ``x``), with standard errors and
+confidence intervals. Two estimators:
+
+* ``unbiased``: the weighted least-squares (generalised least-squares) solution of
+  ``channel^T f = q_hat`` on the plane ``sum(f) = 1``, ``q_hat`` the released output frequencies.
+  With the weights ``1/q``, ``q = channel^T f`` the output distribution, it is the best linear
+  unbiased estimate (BLUE) ``f_hat = J^-1 channel diag(q)^-1 q_hat`` with the Fisher-type matrix
+  ``J = channel diag(q)^-1 channel^T`` (:func:`fisher_information`); its covariance with the
+  records fixed is ``(J^-1 - diag(f)) / m``, with records drawn iid from ``f``
+  ``(J^-1 - f f^T) / m`` (:func:`frequency_covariance`, :func:`frequency_mse`). It sums to one
+  and may be negative.
+* ``mle``: the maximum-likelihood estimate on the simplex, by EM (the iterative Bayesian update
+  of [agrawal2001]).
+
+The derivations, and when to use which, are in ``docs/frequency-estimation.md``. The LDP
+frequency oracles (GRR, OUE, OLH) with their own estimators are in
+:mod:`leakage.mechanisms.frequency_oracles`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.stats import norm
+
+from leakage.validation import (
+    check_array_size,
+    check_channel,
+    check_channel_prior,
+    check_choice,
+    check_count,
+    check_counts,
+    check_distribution,
+    check_indices,
+    check_scalar,
+    check_tolerance,
+)
+
+#: The estimators of :func:`estimate_frequencies`.
+METHODS = ("unbiased", "mle")
+#: The two settings of the records: the m records fixed (the histogram of exactly these records is
+#: estimated; only the release is random), or drawn iid from ``prior``.
+RECORDS = ("fixed", "iid")
+#: Largest EM budget ``max_iter`` accepted (a larger one is a typo, not a budget).
+MAX_EM_UPDATES = 10**8
+#: Pseudo-count per output of the plug-in weights (the add-1/2 estimate of the output distribution).
+PSEUDO_COUNT = 0.5
+
+
+def _check_identifiable(c: np.ndarray, name: str = "channel") -> None:
+    """Refuse a channel whose rows are linearly dependent: then two histograms give the same output
+    distribution and no estimator can tell them apart."""
+    n = c.shape[0]
+    rank = int(np.linalg.matrix_rank(c))
+    if rank < n:
+        raise ValueError(
+            f"{name} has linearly dependent rows (rank {rank} < {n} inputs): the frequencies are "
+            f"not identifiable from its outputs; it needs at least {n} outputs and rows spanning R^{n}"
+        )
+
+
+def _check_records(records) -> str:
+    return check_choice(records, "records", RECORDS)
+
+
+def _inverse_information(c: np.ndarray, q: np.ndarray, used: np.ndarray) -> np.ndarray:
+    """J^-1 for J = c[:, used] diag(1/q[used]) c[:, used]^T, by the SVD of the scaled channel
+    (J = B B^T with B = c diag(q)^-1/2: no squaring of the condition number)."""
+    b = c[:, used] / np.sqrt(q[used])
+    u, s, _ = np.linalg.svd(b, full_matrices=False)
+    return (u / s**2) @ u.T
+
+
+def _information_inputs(channel, prior):
+    """Validated channel, prior, output distribution and used outputs for J."""
+    c, p = check_channel_prior(channel, prior)
+    check_array_size((c.shape[0], c.shape[1]), "channel")
+    q = p @ c
+    used = c.max(axis=0) > 0
+    dead = np.flatnonzero(used & (q <= 0))
+    if dead.size:
+        raise ValueError(
+            f"prior gives output {int(dead[0])} probability 0 although some input can produce it: J is "
+            f"infinite there; give a prior whose support covers every input that reaches a used output"
+        )
+    return c, p, q, used
+
+
+def fisher_information(channel, prior) -> np.ndarray:
+    """The Fisher-type matrix J = channel diag(q)^-1 channel^T, q = channel^T prior (N x N).
+
+    ``J[x, x'] = sum_y channel[x, y] channel[x', y] / q_y`` over the outputs y the channel can
+    produce: the Fisher information of one release about the histogram, the expected outer product
+    of the score ``d log q_y / d f = channel[:, y] / q_y`` (unconstrained parametrisation). ``J prior = 1``.
+    The best linear unbiased estimate of the histogram of m records has covariance
+    ``(J^-1 - diag(prior)) / m`` with the records fixed (:func:`frequency_covariance`), so the
+    per-record total variance that an estimation-optimal design minimises is ``tr J^-1 - 1``
+    (:func:`frequency_mse` with m = 1). Derivation: docs/frequency-estimation.md.
+
+    ``prior`` must give every output that some input produces a positive probability (else that
+    entry of J is infinite: ValueError). O(N^2 M).
+    """
+    c, _, q, used = _information_inputs(channel, prior)
+    return (c[:, used] / q[used]) @ c[:, used].T
+
+
+def frequency_covariance(channel, prior, m=1, *, records: str = "fixed") -> np.ndarray:
+    """Covariance of the best linear unbiased histogram estimate from m releases (N x N).
+
+    ``records="fixed"``: the m records are fixed with histogram ``prior`` (only the release is
+    random): ``(J^-1 - diag(prior)) / m``. ``records="iid"``: the records are drawn iid from
+    ``prior`` and the target is ``prior``: ``(J^-1 - prior prior^T) / m``. J is
+    :func:`fisher_information`; the estimate is :func:`estimate_frequencies` with ``method=
+    "unbiased"`` and its weights at the true output distribution (``prior=`` the histogram).
+    The channel's rows must be linearly independent (identifiable), else ValueError.
+    Derivation: docs/frequency-estimation.md. O(N^2 M).
+    """
+    c, p, q, used = _information_inputs(channel, prior)
+    m = check_count(m, "m", low=1)
+    records = _check_records(records)
+    _check_identifiable(c)
+    j_inv = _inverse_information(c, q, used)
+    cov = j_inv - (np.diag(p) if records == "fixed" else np.outer(p, p))
+    return cov / m
+
+
+def frequency_mse(channel, prior, m=1, *, records: str = "fixed") -> float:
+    """Total variance (mean squared error, summed over categories) of the best linear unbiased
+    histogram estimate from m releases: ``(tr J^-1 - 1) / m`` with the records fixed (histogram
+    ``prior``), ``(tr J^-1 - |prior|^2) / m`` with records drawn iid from ``prior``.
+
+    The trace of :func:`frequency_covariance`; with m = 1 and the records fixed, ``tr J^-1 - 1``,
+    the per-record quantity an estimation-optimal design minimises. Frequencies, not counts
+    (multiply by m^2 for counts). Never negative (rounding is clipped at 0).
+    """
+    return max(float(np.trace(frequency_covariance(channel, prior, m, records=records))), 0.0)
+
+
+def _readonly(a) -> np.ndarray:
+    a = np.array(a, dtype=float)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True)
+class FrequencyEstimate:
+    """A histogram estimate with per-category standard errors and confidence intervals.
+
+    Frequencies (fractions of the m records), not counts: ``counts`` gives ``m * estimate``.
+    ``lower``/``upper`` bound the two-sided interval at ``confidence`` (``estimate ± z stderr``,
+    z the normal quantile; cut to [0, 1] where ``method`` says so). ``iterations`` and
+    ``converged`` report the iterative estimators (0 and True for closed forms).
+    """
+
+    estimate: np.ndarray
+    stderr: np.ndarray
+    lower: np.ndarray
+    upper: np.ndarray
+    confidence: float
+    method: str
+    m: int
+    iterations: int = 0
+    converged: bool = True
+
+    @property
+    def counts(self) -> np.ndarray:
+        """The estimated number of records per category, ``m * estimate``."""
+        return self.m * np.asarray(self.estimate)
+
+    @classmethod
+    def from_variance(
+        cls,
+        estimate,
+        variance,
+        *,
+        m: int,
+        confidence: float,
+        method: str,
+        clip: bool = False,
+        iterations: int = 0,
+        converged: bool = True,
+    ) -> "FrequencyEstimate":
+        """Wald intervals ``estimate ± z sqrt(variance)`` (z the standard normal quantile at
+        (1 + confidence) / 2), cut to [0, 1] with ``clip``; a negative variance estimate counts
+        as 0. The interval always contains the estimate."""
+        est = np.asarray(estimate, dtype=float)
+        se = np.sqrt(np.maximum(np.asarray(variance, dtype=float), 0.0))
+        z = float(norm.ppf(0.5 + confidence / 2.0))
+        lower, upper = est - z * se, est + z * se
+        if clip:
+            lower, upper = np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+        return cls(
+            estimate=_readonly(est),
+            stderr=_readonly(se),
+            lower=_readonly(np.minimum(lower, est)),
+            upper=_readonly(np.maximum(upper, est)),
+            confidence=float(confidence),
+            method=method,
+            m=int(m),
+            iterations=int(iterations),
+            converged=bool(converged),
+        )
+
+
+def _check_confidence(confidence) -> float:
+    return check_scalar(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+
+
+def _linear_estimator(c: np.ndarray, used: np.ndarray, q_weights: np.ndarray) -> np.ndarray:
+    """The matrix A (N x used outputs) of the weighted least-squares estimate f = A q_hat on the
+    plane sum(f) = 1, weights 1/q_weights: A channel^T = I and 1^T A = 1^T, so f is unbiased
+    whatever the (fixed) weights and sums to one.
+
+    A = (I - u 1^T) J^-1 C W + u 1^T with J = C W C^T, W = diag(1/q_weights), u = J^-1 1 / 1^T J^-1 1;
+    with q_weights = channel^T g for a distribution g the correction vanishes (J g = 1) and A is
+    the BLUE's J^-1 C W. Computed from the pseudo-inverse of W^1/2 C^T (SVD).
+    """
+    sqrt_w = 1.0 / np.sqrt(q_weights)
+    b = c[:, used] * sqrt_w  # N x Mu, J = b b^T
+    b_pinv = np.linalg.pinv(b.T)  # (b^T)^+ = J^-1 b
+    a0 = b_pinv * sqrt_w  # J^-1 C W
+    j_inv = b_pinv @ b_pinv.T
+    u = j_inv.sum(axis=1)
+    u = u / u.sum()
+    return a0 + np.outer(u, 1.0 - a0.sum(axis=0))
+
+
+def _em(c_obs: np.ndarray, w_obs: np.ndarray, max_iter: int, tol: float):
+    """Maximum likelihood on the simplex for sum_y w_y log (C^T f)_y by EM (the iterative Bayesian
+    update f_x <- f_x g_x, g = C (w / C^T f) [agrawal2001]) from the uniform histogram, accelerated
+    by SQUAREM (scheme S3 of [varadhan2008]: two EM updates, an extrapolation along them kept only
+    when it stays positive and does not lower the likelihood, then one EM update), so every
+    iterate is an EM image of a positive histogram and the likelihood never decreases.
+
+    Stops when max_x g_x - 1 <= tol: since sum_x f_x g_x = 1 and the log-likelihood is concave,
+    that bounds its gap to the maximum (per record, nats). ``max_iter`` counts EM updates (three
+    per SQUAREM cycle). Returns (f, EM updates used, converged).
+    """
+    tiny = np.finfo(float).tiny
+    n = c_obs.shape[0]
+
+    def update(f):
+        g = c_obs @ (w_obs / np.maximum(f @ c_obs, tiny))
+        h = f * g
+        return h / h.sum(), g
+
+    def loglik(f):
+        return float(w_obs @ np.log(np.maximum(f @ c_obs, tiny)))
+
+    f = np.full(n, 1.0 / n)
+    used = 0
+    while True:
+        f1, g = update(f)
+        if float(g.max()) - 1.0 <= tol:
+            return f, used, True
+        if used + 3 > max_iter:
+            # too few updates left for a cycle: plain EM to the end of the budget
+            if used < max_iter:
+                used += 1
+                f = f1
+                continue
+            return f, used, False
+        f2, _ = update(f1)
+        r = f1 - f
+        v = f2 - f1 - r
+        vv = float(v @ v)
+        alpha = min(-math.sqrt(float(r @ r) / vv), -1.0) if vv > 0 else -1.0
+        target = loglik(f2)
+        while alpha < -1.0:
+            trial = f - 2.0 * alpha * r + alpha**2 * v
+            if np.all(trial > 0) and loglik(trial) >= target:
+                break
+            alpha = min((alpha - 1.0) / 2.0, -1.0)
+        start = f2 if alpha == -1.0 else f - 2.0 * alpha * r + alpha**2 * v
+        f, _ = update(start / start.sum())
+        used += 3
+
+
+def estimate_frequencies_from_counts(
+    output_counts,
+    channel,
+    *,
+    method: str = "unbiased",
+    confidence: float = 0.95,
+    prior=None,
+    max_iter: int = 10_000,
+    tol: float = 1e-10,
+) -> FrequencyEstimate:
+    """Estimate the histogram of the released records from the count of each output.
+
+    ``output_counts[y]`` = how many records were released as output y of ``channel``
+    (``channel[x, y] = P(y | x)``, N x M; M counts). Same estimators and result as
+    :func:`estimate_frequencies`, which counts the reports and calls this.
+    """
+    check_choice(method, "method", METHODS)
+    confidence = _check_confidence(confidence)
+    max_iter = check_count(max_iter, "max_iter", low=1, high=MAX_EM_UPDATES)
+    tol = check_tolerance(tol)
+    c = check_channel(channel)
+    n_in, n_out = c.shape
+    check_array_size((n_in, n_out), "channel")
+    counts = check_counts(output_counts, "output_counts", size=n_out)
+    used = c.max(axis=0) > 0
+    impossible = np.flatnonzero(~used & (counts > 0))
+    if impossible.size:
+        raise ValueError(
+            f"output_counts has reports of output {int(impossible[0])}, which the channel never produces "
+            f"(column {int(impossible[0])} is all zero): the reports do not come from this channel"
+        )
+    _check_identifiable(c)
+    m = int(counts.sum())
+    q_hat = counts[used] / m
+    if prior is None:
+        q_weights = (counts[used] + PSEUDO_COUNT) / (m + PSEUDO_COUNT * int(used.sum()))
+    else:
+        p = check_distribution(prior)
+        if p.size != n_in:
+            raise ValueError(f"prior must have {n_in} entries (the channel's inputs), got {p.size}")
+        q_weights = (p @ c)[used]
+        if np.any(q_weights <= 0):
+            raise ValueError(
+                "prior gives a used output probability 0, an infinite weight: give a prior whose "
+                "support reaches every output"
+            )
+    a = _linear_estimator(c, used, q_weights)
+    unbiased = a @ q_hat
+    # Var(f_x) = (sum_y A_xy^2 q_y - f_x) / m with the records fixed (A channel^T = I); with q_hat
+    # and the unbiased f_hat in place of q and f, an unbiased estimate of it.
+    variance = ((a**2) @ q_hat - unbiased) / m
+    if method == "unbiased":
+        return FrequencyEstimate.from_variance(
+            unbiased, variance, m=m, confidence=confidence, method="unbiased"
+        )
+    observed = counts > 0
+    f, iterations, converged = _em(c[:, observed], counts[observed] / m, max_iter, tol)
+    return FrequencyEstimate.from_variance(
+        f, variance, m=m, confidence=confidence, method="mle", clip=True,
+        iterations=iterations, converged=converged,
+    )
+
+
+def estimate_frequencies(
+    reports,
+    channel,
+    *,
+    method: str = "unbiased",
+    confidence: float = 0.95,
+    prior=None,
+    max_iter: int = 10_000,
+    tol: float = 1e-10,
+) -> FrequencyEstimate:
+    """Estimate the histogram of the m records behind a release, from the released outputs.
+
+    ``reports``: the released output indices, one per record (integers in [0, M)); ``channel``:
+    the mechanism that released them, ``channel[x, y] = P(y | x)`` (N x M, row-stochastic), its
+    rows linearly independent (else the frequencies are not identifiable: ValueError). That is all
+    an analyst holding the release file and the mechanism needs. Holding only the count of each
+    output, use :func:`estimate_frequencies_from_counts` (the same estimate).
+
+    ``method="unbiased"``: the weighted least-squares estimate of ``channel^T f = q_hat`` on the
+    plane ``sum(f) = 1``, ``f_hat = A q_hat`` (``A channel^T = I``, so unbiased for any fixed
+    weights). The weights are ``1 / q_w`` with ``q_w`` the plug-in estimate of the output
+    distribution, ``(count_y + 1/2) / (m + M/2)`` (add-1/2, so that an output nobody reported gets
+    a finite weight), or ``channel^T prior`` when a ``prior`` (a guess of the histogram, fixed
+    before seeing the reports) is given: then the estimate is exactly linear and unbiased, and
+    with ``prior`` = the true histogram it is the best linear unbiased estimate
+    ``J^-1 channel diag(q)^-1 q_hat``, covariance ``(J^-1 - diag(f)) / m``
+    (:func:`frequency_covariance`). With plug-in weights it is unbiased up to O(1/m) and its
+    covariance tends to the same. A square invertible channel needs no weights: the estimate is
+    ``channel^-T q_hat`` exactly, whatever the weights. It sums to one and may be negative.
+    Standard error: ``Var f_x = (sum_y A_xy^2 q_y - f_x) / m`` (records fixed), estimated without
+    bias by plugging in ``q_hat`` and ``f_hat`` (negative values count as 0); interval
+    ``f_hat ± z stderr``, not cut to [0, 1] (it contains the estimate, which may lie outside).
+
+    ``method="mle"``: the maximum-likelihood histogram on the simplex, by EM (the iterative Bayesian
+    update of [agrawal2001]) from the uniform histogram, accelerated by SQUAREM [varadhan2008]
+    (plain EM converges slowly, sublinearly at worst, where the maximum is on the boundary),
+    at most ``max_iter`` EM updates (a counted budget; deterministic), stopping once the
+    log-likelihood is certified within ``tol`` nats per record of its maximum
+    (``max_x g_x - 1 <= tol``, ``g = channel (q_hat / channel^T f)``). ``iterations`` (EM updates
+    used) and ``converged`` say how it ended. Its standard error is the unbiased
+    estimate's (the two estimates are asymptotically equivalent away from the boundary), the
+    interval ``f_hat ± z stderr`` cut to [0, 1]. Near the boundary (categories with few records)
+    the MLE is biased upwards (it cannot go below 0) and the interval's coverage can fall short.
+
+    ``confidence`` in (0, 1) sets the intervals (default 95 %). Use ``unbiased`` to aggregate
+    (sums and differences of categories, averages over releases: unbiased, exact variance) and for
+    intervals; ``mle`` for a point estimate that is a distribution (no negative frequencies),
+    better at small counts. O(N^2 M) for ``unbiased``; ``mle`` adds O(N M) per iteration.
+    """
+    c = check_channel(channel)
+    values = check_indices(reports, "reports", c.shape[1], n_name="the channel's outputs (columns)")
+    counts = np.bincount(values, minlength=c.shape[1])
+    return estimate_frequencies_from_counts(
+        counts, c, method=method, confidence=confidence, prior=prior, max_iter=max_iter, tol=tol
+    )

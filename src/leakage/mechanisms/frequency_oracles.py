@@ -1,0 +1,367 @@
+"""The standard LDP frequency oracles of [wang2017], GRR, OUE and OLH, and subset selection
+[ye2018], each with its client (perturb every record), its server (support counts, the unbiased
+estimate) and its variance.
+
+All four are *pure* protocols [wang2017]: a report supports a set of values; it supports the
+reporter's own value with probability ``p`` and any other given value with probability ``q < p``.
+From the support counts ``S_v`` of m reports the standard estimate of the frequency of v is
+``f_hat_v = (S_v / m - q) / (p - q)`` (unbiased; the estimates need not sum to one exactly, and
+may be negative). The protocols, with k categories and eps in nats:
+
+* ``grr``, generalised (k-ary) randomized response, a.k.a. direct encoding: the report is the
+  value kept with probability ``p = e^eps / (e^eps + k - 1)``, else one of the k - 1 others
+  uniformly; its channel is :func:`leakage.measures.dp.randomized_response`. It supports only
+  itself: ``q = 1 / (e^eps + k - 1)``; its estimates sum to one.
+* ``oue``, optimised unary encoding: the value one-hot encoded as k bits, the 1 kept with
+  probability ``p = 1/2``, every 0 flipped to 1 with probability ``q = 1 / (e^eps + 1)``; a
+  report supports the values whose bit is 1.
+* ``olh``, optimised local hashing: each record draws a hash function ``H`` from a family mapping
+  [k] to [g] (its seed is reported), and reports ``H(v)`` through GRR on g values:
+  ``p = e^eps / (e^eps + g - 1)``; it supports every value hashing to the reported one,
+  ``q = 1 / g`` (another value collides with probability 1/g). ``g = round(e^eps) + 1``, the
+  optimum of [wang2017] (``e^eps + 1`` rounded; pure-ldp and multi-freq-ldpy use the same). The
+  hash is :func:`olh_hash`.
+* ``ss``, subset selection [ye2018]: the report is a set of ``d = max(1, round(k / (e^eps + 1)))``
+  categories, drawn with probability proportional to e^eps if it contains the value, 1 if not: it
+  contains the value with probability ``p = d e^eps / (d e^eps + k - d)``, another given value with
+  ``q = d ((d - 1) e^eps + k - d) / ((k - 1)(d e^eps + k - d))`` (multi-freq-ldpy's d and q). At
+  d = 1 it is GRR.
+
+Variance with the m records fixed (histogram f) -- the setting of a release of given data: the
+supports of different records are independent, so ``Var f_hat_v = (f_v p (1 - p) + (1 - f_v)
+q (1 - q)) / (m (p - q)^2)`` exactly, ``= q (1 - q) / (m (p - q)^2) + f_v (1 - p - q) / (m (p - q))``
+[wang2017]. [wang2017] drops the second, f-dependent term ("f_v is small"):
+:func:`oracle_approximate_variance`. With records drawn iid from f, each support is Bernoulli(f_v p
++ (1 - f_v) q) and the variance gains ``f_v (1 - f_v) / m``.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from leakage.estimation.frequency import RECORDS, FrequencyEstimate
+from leakage.measures.dp import randomized_response, randomized_response_probabilities
+from leakage.mechanisms.release import channel_output_counts
+from leakage.validation import (
+    check_array_size,
+    check_count,
+    check_counts,
+    check_distribution,
+    check_indices,
+    check_rng,
+    check_scalar,
+)
+
+#: The protocols (``FrequencyOracle.name``).
+ORACLES = ("grr", "oue", "olh", "ss")
+#: Most categories an oracle takes (indices stay exact in int64 arithmetic and float64).
+MAX_CATEGORIES = 2**31
+#: Largest OLH hash range g (eps up to about 21.4 nats): the hash values must stay exact integers.
+MAX_HASH_RANGE = 2**31
+
+# SplitMix64 constants (the golden-ratio increment and the two multipliers of its finaliser).
+_GAMMA = np.uint64(0x9E3779B97F4A7C15)
+_MIX1 = np.uint64(0xBF58476D1CE4E5B9)
+_MIX2 = np.uint64(0x94D049BB133111EB)
+
+
+def olh_hash_range(eps) -> int:
+    """OLH's hash range g = round(e^eps) + 1, the variance-optimal ``e^eps + 1`` of [wang2017]
+    rounded to an integer (as pure-ldp and multi-freq-ldpy round it). eps > 0 in nats; g is at
+    most ``MAX_HASH_RANGE`` (eps up to about 21.4)."""
+    eps = check_scalar(eps, "eps", low=0.0, low_inclusive=False)
+    if eps > math.log(MAX_HASH_RANGE - 1):
+        raise ValueError(
+            f"eps must be at most {math.log(MAX_HASH_RANGE - 1):.6g} nats for OLH (hash range "
+            f"round(e^eps) + 1 <= 2**31), got {eps!r}; at such eps GRR is as accurate"
+        )
+    return int(round(math.exp(eps))) + 1
+
+
+def olh_hash(seeds, values, hash_range) -> np.ndarray:
+    """The OLH hash family: ``H_s(v)`` = the (v + 1)-th output of the SplitMix64 generator
+    [steele2014] seeded with s, modulo ``hash_range``.
+
+    SplitMix64's finaliser is a bijective mixer of 64-bit words whose outputs pass the standard
+    randomness batteries; over a uniform seed, ``H_s(v)`` is uniform on [0, g) up to a modulo bias
+    below g / 2^64, and two values collide with probability 1/g to within that bias (checked by
+    the tests). ``seeds``: uint64 (or non-negative integers below 2^64); ``values``: integers
+    >= 0; broadcast together. Vectorised, O(size)."""
+    g = check_count(hash_range, "hash_range", low=1)
+    if g > MAX_HASH_RANGE:
+        raise ValueError(f"hash_range must be at most {MAX_HASH_RANGE}, got {g}")
+    s = _as_seeds(seeds)
+    v = np.asarray(values)
+    if v.dtype == bool or v.dtype.kind not in "iu" or (v.size and int(v.min()) < 0):
+        raise TypeError(f"values must be integers >= 0, got dtype {v.dtype}")
+    try:
+        shape = np.broadcast_shapes(s.shape, v.shape)
+    except ValueError as exc:
+        raise ValueError(f"seeds {s.shape} and values {v.shape} must broadcast together") from exc
+    check_array_size(shape, "values")
+    with np.errstate(over="ignore"):  # arithmetic modulo 2^64 is the point
+        z = s + (v.astype(np.uint64) + np.uint64(1)) * _GAMMA
+        z = (z ^ (z >> np.uint64(30))) * _MIX1
+        z = (z ^ (z >> np.uint64(27))) * _MIX2
+        z = z ^ (z >> np.uint64(31))
+    return np.asarray(z % np.uint64(g)).astype(np.int64)
+
+
+def _as_seeds(seeds) -> np.ndarray:
+    s = np.asarray(seeds)
+    if s.dtype == np.uint64:
+        return s
+    if s.dtype == bool or s.dtype.kind not in "iu":
+        raise TypeError(f"seeds must be unsigned 64-bit integers, got dtype {s.dtype}")
+    if s.size and int(s.min()) < 0:
+        raise ValueError(f"seeds must be integers in [0, 2**64), got {int(s.min())}")
+    return s.astype(np.uint64)
+
+
+@dataclass(frozen=True)
+class FrequencyOracle:
+    """One of the pure LDP frequency oracles of [wang2017] (``name`` in ``ORACLES``) on
+    ``n_categories`` = k categories (2 <= k <= ``MAX_CATEGORIES``) at ``eps`` > 0 nats (``inf``
+    allowed for grr, oue and ss).
+
+    ``p``: the probability that a report supports the reporter's own value; ``q``: that it
+    supports a given other value; ``hash_range``: OLH's g, ``subset_size``: SS's d (None for the
+    others). Built and checked from the three arguments: ``FrequencyOracle("oue", 5, 1.0)``.
+    """
+
+    name: str
+    n_categories: int
+    eps: float
+    p: float = field(init=False)
+    q: float = field(init=False)
+    hash_range: int | None = field(init=False)
+    subset_size: int | None = field(init=False)
+
+    def __post_init__(self):
+        if not isinstance(self.name, str) or self.name not in ORACLES:
+            raise ValueError(f"name must be one of {ORACLES}, got {self.name!r}")
+        k = check_count(self.n_categories, "n_categories", low=2)
+        if k > MAX_CATEGORIES:
+            raise ValueError(f"n_categories must be at most {MAX_CATEGORIES}, got {k}")
+        eps = check_scalar(self.eps, "eps", low=0.0, low_inclusive=False)
+        g = d = None
+        if self.name == "grr":
+            p, q = randomized_response_probabilities(k, eps)
+        elif self.name == "oue":
+            p, q = 0.5, math.exp(-eps) / (1.0 + math.exp(-eps))  # 1 / (e^eps + 1), 0 at inf
+        elif self.name == "olh":
+            g = olh_hash_range(eps)
+            p = 1.0 / (1.0 + (g - 1) * math.exp(-eps))
+            q = 1.0 / g
+        else:
+            d, p, q = _subset_selection(k, eps)
+        object.__setattr__(self, "n_categories", k)
+        object.__setattr__(self, "eps", eps)
+        object.__setattr__(self, "p", p)
+        object.__setattr__(self, "q", q)
+        object.__setattr__(self, "hash_range", g)
+        object.__setattr__(self, "subset_size", d)
+
+
+def _subset_selection(k: int, eps: float) -> tuple[int, float, float]:
+    """SS's subset size d = max(1, round(k / (e^eps + 1))) (half to even, as numpy's rint) and its
+    p = d e^eps / (d e^eps + k - d), q = d ((d - 1) e^eps + k - d) / ((k - 1)(d e^eps + k - d)),
+    divided through by e^eps for large eps [ye2018]."""
+    off = math.exp(-eps)
+    d = max(1, int(np.rint(k * off / (1.0 + off))))
+    p = d / (d + (k - d) * off)
+    q = d * ((d - 1) + (k - d) * off) / ((k - 1) * (d + (k - d) * off))
+    return d, p, q
+
+
+def _check_oracle(oracle) -> FrequencyOracle:
+    if not isinstance(oracle, FrequencyOracle):
+        raise TypeError(f"oracle must be a FrequencyOracle, got {type(oracle).__name__}")
+    return oracle
+
+
+def oracle_perturb(oracle, values, rng) -> np.ndarray:
+    """The client: every record's report, each drawn independently with ``rng`` (a
+    ``numpy.random.Generator``). ``values``: the m records' categories (integers in [0, k)).
+
+    Reports: ``grr``, int64 (m,), the reported category; ``oue``, bool (m, k), the perturbed bits;
+    ``olh``, uint64 (m, 2), column 0 the hash seed, column 1 the reported hash value in [0, g);
+    ``ss``, int64 (m, d), the reported subset (distinct categories). Vectorised: O(m) for grr and
+    olh, O(m k) for oue and O(m k log k) for ss (refused above 2 GiB).
+    """
+    oracle = _check_oracle(oracle)
+    k = oracle.n_categories
+    x = check_indices(values, "values", k, n_name="the oracle's categories")
+    rng = check_rng(rng)
+    m = x.size
+    if oracle.name == "grr":
+        # kept with probability p, else one of the k - 1 other categories uniformly
+        keep = rng.random(m) < oracle.p
+        return np.where(keep, x, (x + 1 + rng.integers(0, k - 1, size=m)) % k).astype(np.int64)
+    if oracle.name == "oue":
+        check_array_size((m, k), "values")
+        bits = rng.random((m, k)) < oracle.q
+        bits[np.arange(m), x] = rng.random(m) < oracle.p
+        return bits
+    if oracle.name == "ss":
+        check_array_size((m, k), "values")
+        d = oracle.subset_size
+        keys = rng.random((m, k))
+        keys[np.arange(m), x] = 2.0  # never among the d smallest: the others' keys are < 1
+        subset = np.argsort(keys, axis=1)[:, :d]  # a uniform d-subset of the other categories
+        contains = rng.random(m) < oracle.p
+        subset[contains, d - 1] = x[contains]  # the value and a uniform (d-1)-subset of the others
+        return subset.astype(np.int64)
+    g = oracle.hash_range
+    seeds = rng.integers(0, 2**64, size=m, dtype=np.uint64, endpoint=False)
+    hashed = olh_hash(seeds, x, g)
+    keep = rng.random(m) < oracle.p
+    other = (hashed + 1 + rng.integers(0, g - 1, size=m)) % g
+    out = np.empty((m, 2), dtype=np.uint64)
+    out[:, 0] = seeds
+    out[:, 1] = np.where(keep, hashed, other)
+    return out
+
+
+def oracle_support_counts(oracle, reports) -> np.ndarray:
+    """The server's aggregation: ``S_v`` = how many reports support category v (int64, k entries).
+
+    ``reports`` as :func:`oracle_perturb` returns them: ``grr`` the reported categories (S is their
+    count), ``oue`` the (m, k) bits (S is the column sums), ``olh`` the (m, 2) seeds and hash values
+    (S_v counts the reports whose hash of v equals the reported value: O(m k), memory O(m)), ``ss``
+    the (m, d) subsets (S_v counts the subsets containing v).
+    """
+    oracle = _check_oracle(oracle)
+    k = oracle.n_categories
+    if oracle.name == "grr":
+        y = check_indices(reports, "reports", k, n_name="the oracle's categories")
+        return np.bincount(y, minlength=k).astype(np.int64)
+    if oracle.name == "ss":
+        d = oracle.subset_size
+        r = np.asarray(reports)
+        if r.ndim != 2 or r.shape[1] != d or r.shape[0] == 0:
+            raise ValueError(f"reports must be an (m, {d}) array of subsets with m >= 1, got shape {r.shape}")
+        flat = check_indices(r.ravel(), "reports", k, n_name="the oracle's categories")
+        if d > 1 and np.any(np.diff(np.sort(flat.reshape(r.shape), axis=1), axis=1) == 0):
+            raise ValueError("reports must be subsets: a category appears twice in one report")
+        return np.bincount(flat, minlength=k).astype(np.int64)
+    r = np.asarray(reports)
+    if oracle.name == "oue":
+        if r.ndim != 2 or r.shape[1] != k or r.shape[0] == 0:
+            raise ValueError(f"reports must be an (m, {k}) array of bits with m >= 1, got shape {r.shape}")
+        if r.dtype != bool and (r.dtype.kind not in "iuf" or not np.all((r == 0) | (r == 1))):
+            raise ValueError("reports must be bits (0/1 or bool) for oue")
+        return r.astype(bool).sum(axis=0).astype(np.int64)
+    if r.ndim != 2 or r.shape[1] != 2 or r.shape[0] == 0:
+        raise ValueError(f"reports must be an (m, 2) array (seed, hash value) with m >= 1, got shape {r.shape}")
+    seeds = _as_seeds(r[:, 0])
+    reported = _as_seeds(r[:, 1])
+    g = oracle.hash_range
+    if int(reported.max()) >= g:
+        raise ValueError(f"reports' hash values must be in [0, {g}), got {int(reported.max())}")
+    reported = reported.astype(np.int64)
+    return np.array([np.count_nonzero(olh_hash(seeds, v, g) == reported) for v in range(k)], dtype=np.int64)
+
+
+def oracle_sample_support_counts(oracle, value_counts, rng) -> np.ndarray:
+    """The support counts of m = sum(value_counts) records (``value_counts[v]`` records with value
+    v), drawn exactly from the protocol's distribution, fast where the protocol allows.
+
+    ``grr``: the output counts, sum_v Multinomial(n_v, row v of the randomized-response channel)
+    (:func:`leakage.mechanisms.release.channel_output_counts`, O(k^2)). ``oue``: the bits are
+    independent given the records, so ``S_v ~ Binomial(n_v, p) + Binomial(m - n_v, q)``
+    independently (O(k)). ``olh`` and ``ss``: the supports of one report are dependent across
+    categories, so the reports are simulated per record (:func:`oracle_perturb`, vectorised) and
+    counted, O(m k).
+    """
+    oracle = _check_oracle(oracle)
+    k = oracle.n_categories
+    counts = check_counts(value_counts, "value_counts", size=k)
+    rng = check_rng(rng)
+    if oracle.name == "grr":
+        return channel_output_counts(randomized_response(k, oracle.eps), counts, rng)
+    if oracle.name == "oue":
+        m = int(counts.sum())
+        return (rng.binomial(counts, oracle.p) + rng.binomial(m - counts, oracle.q)).astype(np.int64)
+    values = np.repeat(np.arange(k), counts)
+    return oracle_support_counts(oracle, oracle_perturb(oracle, values, rng))
+
+
+def _pure_variance(oracle: FrequencyOracle, f: np.ndarray, m: int) -> np.ndarray:
+    """Var f_hat_v = (f_v p (1 - p) + (1 - f_v) q (1 - q)) / (m (p - q)^2), the m records fixed
+    with histogram f [wang2017]: the supports are independent across records."""
+    p, q = oracle.p, oracle.q
+    return (f * p * (1.0 - p) + (1.0 - f) * q * (1.0 - q)) / (m * (p - q) ** 2)
+
+
+def oracle_estimate(oracle, support_counts, m, *, confidence: float = 0.95) -> FrequencyEstimate:
+    """The server's estimate ``f_hat_v = (S_v / m - q) / (p - q)`` from the support counts of m
+    reports [wang2017], with standard errors and intervals.
+
+    Unbiased for every category (the estimates sum to one for grr; for oue and olh only in
+    expectation; they may be negative). Standard error: the fixed-records variance
+    (:func:`oracle_variance`) is linear in f, so plugging in ``f_hat`` estimates it without bias
+    (negative values count as 0); interval ``f_hat ± z stderr`` at ``confidence``, not cut to
+    [0, 1]. Frequencies, not counts (pure-ldp returns ``m f_hat``). ``method`` of the result is the
+    oracle's name.
+    """
+    oracle = _check_oracle(oracle)
+    k = oracle.n_categories
+    m = check_count(m, "m", low=1)
+    s = check_counts(support_counts, "support_counts", size=k, positive_total=False)
+    if int(s.max()) > m:
+        raise ValueError(f"support_counts must be at most m = {m} (one support per report), got {int(s.max())}")
+    if oracle.name == "grr" and int(s.sum()) != m:
+        raise ValueError(f"support_counts of grr must sum to m = {m} (one category per report), got {int(s.sum())}")
+    confidence = check_scalar(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
+    estimate = (s / m - oracle.q) / (oracle.p - oracle.q)
+    return FrequencyEstimate.from_variance(
+        estimate, _pure_variance(oracle, estimate, m), m=m, confidence=confidence, method=oracle.name
+    )
+
+
+def _check_records(records) -> str:
+    if not isinstance(records, str) or records not in RECORDS:
+        raise ValueError(f"records must be one of {RECORDS}, got {records!r}")
+    return records
+
+
+def oracle_variance(oracle, prior, m=1, *, records: str = "fixed") -> np.ndarray:
+    """Variance of the oracle's estimate of every category from m reports (k entries).
+
+    ``records="fixed"``: the m records are fixed with histogram ``prior``, exactly
+    ``(f_v p (1 - p) + (1 - f_v) q (1 - q)) / (m (p - q)^2)`` [wang2017] (the protocol's
+    randomness only; the setting of a release of given data). ``records="iid"``: records drawn iid
+    from ``prior``, each support Bernoulli(f_v p + (1 - f_v) q): the fixed-records variance plus
+    ``f_v (1 - f_v) / m``. Frequencies (multiply by m^2 for counts).
+    """
+    oracle = _check_oracle(oracle)
+    f = check_distribution(prior)
+    if f.size != oracle.n_categories:
+        raise ValueError(f"prior must have {oracle.n_categories} entries (the oracle's categories), got {f.size}")
+    m = check_count(m, "m", low=1)
+    records = _check_records(records)
+    var = _pure_variance(oracle, f, m)
+    return var if records == "fixed" else var + f * (1.0 - f) / m
+
+
+def oracle_mse(oracle, prior, m=1, *, records: str = "fixed") -> float:
+    """Total variance (mean squared error summed over the k categories) of the oracle's estimate
+    from m reports: the sum of :func:`oracle_variance`. With the records fixed it is
+    ``(p (1 - p) + (k - 1) q (1 - q)) / (m (p - q)^2)``, whatever the histogram."""
+    return float(np.sum(oracle_variance(oracle, prior, m, records=records)))
+
+
+def oracle_approximate_variance(oracle, m=1) -> float:
+    """The per-category variance [wang2017] reports and optimises, ``q (1 - q) / (m (p - q)^2)``:
+    the exact fixed-records variance (:func:`oracle_variance`) without its term
+    ``f_v (1 - p - q) / (m (p - q))``, i.e. the exact variance of a category no record has. For
+    oue (1 - p - q > 0) it understates every category's variance; summed over the categories it
+    misses ``(1 - p - q) / (m (p - q))``."""
+    oracle = _check_oracle(oracle)
+    m = check_count(m, "m", low=1)
+    p, q = oracle.p, oracle.q
+    return q * (1.0 - q) / (m * (p - q) ** 2)

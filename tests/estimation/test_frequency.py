@@ -1,0 +1,323 @@
+"""Frequency estimation from released data (leakage.estimation.frequency) against computations
+written independently here: exact enumeration of every release of a few records (mean and
+covariance of the estimate, Gauss-Markov), the inverse channel, Monte Carlo, a convex solver
+(cvxpy) for the maximum likelihood, and multi-freq-ldpy's iterative Bayesian update."""
+
+from __future__ import annotations
+
+import itertools
+import math
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from leakage.estimation.frequency import (
+    FrequencyEstimate,
+    estimate_frequencies,
+    estimate_frequencies_from_counts,
+    fisher_information,
+    frequency_covariance,
+    frequency_mse,
+)
+from leakage.measures.dp import randomized_response
+from leakage.mechanisms.release import channel_output_counts, channel_outputs
+
+
+def _random_channel(rng, n_in, n_out, power=2.0):
+    c = rng.random((n_in, n_out)) ** power
+    return c / c.sum(axis=1, keepdims=True)
+
+
+def _release_moments(channel, records, **kwargs):
+    """Mean and covariance of the unbiased estimate over every release of the fixed ``records``
+    (each record's output enumerated with its probability), and the mean of the variance estimate
+    ``(sum_y A_xy^2 q_hat_y - f_hat_x) / m`` written out here, A probed column by column (the
+    estimate from a single report of output y, exact for fixed weights); each release's standard
+    error is checked to be its square root (cut at 0)."""
+    n_out = channel.shape[1]
+    m = len(records)
+    probe = np.column_stack([estimate_frequencies([y], channel, **kwargs).estimate for y in range(n_out)])
+    probs, est, var = [], [], []
+    for ys in itertools.product(range(n_out), repeat=m):
+        prob = math.prod(channel[x, y] for x, y in zip(records, ys))
+        if prob > 0:
+            result = estimate_frequencies(list(ys), channel, **kwargs)
+            q_hat = np.bincount(ys, minlength=n_out) / m
+            np.testing.assert_allclose(result.estimate, probe @ q_hat, atol=1e-12)  # linear
+            v = ((probe**2) @ q_hat - result.estimate) / m
+            np.testing.assert_allclose(result.stderr, np.sqrt(np.maximum(v, 0)), atol=1e-12)
+            probs.append(prob)
+            est.append(result.estimate)
+            var.append(v)
+    probs, est = np.array(probs), np.array(est)
+    mean = probs @ est
+    dev = est - mean
+    cov = (dev * probs[:, None]).T @ dev
+    return mean, cov, probs @ np.array(var)
+
+
+@pytest.mark.parametrize("shape, records", [((2, 3), [0, 1, 1]), ((3, 3), [0, 1, 2, 2]), ((3, 4), [0, 0, 1, 2])])
+def test_with_weights_at_the_truth_the_estimate_is_unbiased_with_the_blue_covariance(shape, records):
+    """Exact enumeration of every release: E f_hat = f and Cov f_hat = (J^-1 - diag f) / m."""
+    rng = np.random.default_rng(sum(shape) + len(records))
+    c = _random_channel(rng, *shape, power=1.0)
+    m = len(records)
+    f = np.bincount(records, minlength=shape[0]) / m
+    mean, cov, var = _release_moments(c, records, prior=f)
+    np.testing.assert_allclose(mean, f, atol=1e-12)
+    np.testing.assert_allclose(cov, frequency_covariance(c, f, m), atol=1e-12)
+    # the covariance formula itself, written out: J^-1 from its definition, minus diag f
+    q = f @ c
+    j = sum(np.outer(c[:, y], c[:, y]) / q[y] for y in range(shape[1]))
+    np.testing.assert_allclose(cov, (np.linalg.inv(j) - np.diag(f)) / m, atol=1e-12)
+    # the variance estimate (before its cut at 0) is unbiased
+    np.testing.assert_allclose(var, np.diag(cov), atol=1e-12)
+
+
+def test_any_fixed_weights_stay_unbiased_and_the_blue_weights_are_best():
+    """Gauss-Markov by enumeration: other fixed weights keep E f_hat = f, the estimate's covariance
+    exceeds the BLUE's by a positive semi-definite matrix."""
+    rng = np.random.default_rng(7)
+    c = _random_channel(rng, 3, 4, power=1.0)
+    records = [0, 1, 2, 2]
+    f = np.bincount(records, minlength=3) / len(records)
+    _, blue, _ = _release_moments(c, records, prior=f)
+    for guess in ([1 / 3, 1 / 3, 1 / 3], [0.7, 0.2, 0.1]):
+        mean, cov, var = _release_moments(c, records, prior=guess)
+        np.testing.assert_allclose(mean, f, atol=1e-12)
+        np.testing.assert_allclose(var, np.diag(cov), atol=1e-12)
+        assert np.linalg.eigvalsh(cov - blue).min() >= -1e-12
+
+
+def test_iid_records_have_the_covariance_with_f_f_transposed():
+    """Records drawn iid from P, estimate compared with P: E (f_hat - P)(f_hat - P)^T =
+    (J^-1 - P P^T) / m, by enumerating every (record, output) sequence."""
+    rng = np.random.default_rng(3)
+    c = _random_channel(rng, 2, 3, power=1.0)
+    prior = np.array([0.3, 0.7])
+    m = 3
+    second = np.zeros((2, 2))
+    mean = np.zeros(2)
+    for xs in itertools.product(range(2), repeat=m):
+        px = math.prod(prior[x] for x in xs)
+        for ys in itertools.product(range(3), repeat=m):
+            prob = px * math.prod(c[x, y] for x, y in zip(xs, ys))
+            est = estimate_frequencies(list(ys), c, prior=prior).estimate
+            mean += prob * est
+            second += prob * np.outer(est - prior, est - prior)
+    np.testing.assert_allclose(mean, prior, atol=1e-12)
+    np.testing.assert_allclose(second, frequency_covariance(c, prior, m, records="iid"), atol=1e-12)
+    assert frequency_mse(c, prior, m, records="iid") == pytest.approx(np.trace(second), abs=1e-12)
+
+
+def test_a_square_channel_is_inverted_whatever_the_weights():
+    """Square invertible channel: the estimate is channel^-T q_hat exactly, so plug-in weights
+    are unbiased too (checked by enumeration)."""
+    rng = np.random.default_rng(11)
+    c = _random_channel(rng, 3, 3, power=1.0)
+    counts = np.array([5, 0, 9])
+    inverse = np.linalg.solve(c.T, counts / counts.sum())
+    for prior in (None, [0.2, 0.3, 0.5]):
+        got = estimate_frequencies_from_counts(counts, c, prior=prior).estimate
+        np.testing.assert_allclose(got, inverse, atol=1e-12)
+    records = [0, 2, 2]
+    mean, _, _ = _release_moments(c, records)
+    np.testing.assert_allclose(mean, np.bincount(records, minlength=3) / 3, atol=1e-12)
+
+
+def test_randomized_response_is_inverted_by_the_textbook_formula():
+    """k-ary randomized response: f_hat = (q_hat - q) / (p - q) [warner1965]."""
+    k, eps = 5, 0.8
+    c = randomized_response(k, eps)
+    p, q = math.exp(eps) / (math.exp(eps) + k - 1), 1 / (math.exp(eps) + k - 1)
+    counts = np.array([40, 3, 17, 0, 25])
+    got = estimate_frequencies_from_counts(counts, c).estimate
+    np.testing.assert_allclose(got, (counts / counts.sum() - q) / (p - q), atol=1e-12)
+
+
+def test_monte_carlo_mse_and_coverage_of_the_plug_in_estimate():
+    """Non-square channel, plug-in weights, records fixed: the empirical MSE over releases agrees
+    with (tr J^-1 - 1) / m and the 95 % intervals cover the truth about 95 % of the time."""
+    rng = np.random.default_rng(2024)
+    c = _random_channel(rng, 4, 7)
+    value_counts = np.array([1200, 500, 250, 50])
+    m = int(value_counts.sum())
+    f = value_counts / m
+    reps = 2000
+    sq, covered = np.empty(reps), np.empty((reps, 4))
+    for r in range(reps):
+        est = estimate_frequencies_from_counts(channel_output_counts(c, value_counts, rng), c)
+        sq[r] = np.sum((est.estimate - f) ** 2)
+        covered[r] = (est.lower <= f) & (f <= est.upper)
+    theory = frequency_mse(c, f, m)
+    # the squared-error sum over 2000 releases: its standard error is about 3 % of the mean
+    assert sq.mean() == pytest.approx(theory, rel=5 * sq.std() / math.sqrt(reps) / theory)
+    coverage = covered.mean(axis=0)
+    assert np.all(np.abs(coverage - 0.95) < 5 * math.sqrt(0.95 * 0.05 / reps)), coverage
+
+
+def test_the_mse_is_the_trace_and_j_times_the_prior_is_one():
+    rng = np.random.default_rng(5)
+    c = _random_channel(rng, 4, 6)
+    prior = rng.dirichlet(np.ones(4))
+    j = fisher_information(c, prior)
+    np.testing.assert_allclose(j @ prior, np.ones(4), atol=1e-12)
+    q = prior @ c
+    np.testing.assert_allclose(j, (c / q) @ c.T, atol=1e-12)
+    inv = np.linalg.inv(j)
+    assert frequency_mse(c, prior, 10) == pytest.approx((np.trace(inv) - 1) / 10, rel=1e-10)
+    iid = frequency_mse(c, prior, 10, records="iid")
+    assert iid == pytest.approx((np.trace(inv) - prior @ prior) / 10, rel=1e-10)
+    # the identity channel (no noise): nothing to estimate with the records fixed
+    assert frequency_mse(np.eye(3), [0.2, 0.3, 0.5], 7) == pytest.approx(0.0, abs=1e-15)
+
+
+def test_unused_outputs_are_ignored_and_impossible_reports_refused():
+    c = np.array([[0.5, 0.0, 0.5], [0.2, 0.0, 0.8]])
+    est = estimate_frequencies([0, 2, 2, 0, 2], c)
+    assert est.estimate.sum() == pytest.approx(1.0)
+    with pytest.raises(ValueError, match="output_counts has reports of output 1"):
+        estimate_frequencies([0, 1], c)
+    assert frequency_mse(c, [0.5, 0.5]) > 0
+
+
+def test_a_channel_with_dependent_rows_is_refused():
+    c = np.array([[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.1, 0.2, 0.7]])
+    for call in (
+        lambda: estimate_frequencies([0, 1, 2], c),
+        lambda: estimate_frequencies([0, 1, 2], c, method="mle"),
+        lambda: frequency_mse(c, [0.2, 0.3, 0.5]),
+    ):
+        with pytest.raises(ValueError, match="channel has linearly dependent rows"):
+            call()
+    with pytest.raises(ValueError, match="not identifiable"):
+        estimate_frequencies([0], randomized_response(3, 0.0))
+
+
+def _loglik(channel, counts, f):
+    q = f @ channel
+    used = counts > 0
+    return float(counts[used] @ np.log(q[used])) / counts.sum()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_mle_maximises_the_likelihood_on_the_simplex(seed):
+    """Against cvxpy (CLARABEL): the EM estimate's log-likelihood is at least the solver's."""
+    rng = np.random.default_rng(seed)
+    n_in, n_out = 4, 6
+    c = _random_channel(rng, n_in, n_out)
+    truth = np.array([0.6, 0.3, 0.1, 0.0])
+    counts = channel_output_counts(c, rng.multinomial(300, truth), rng)
+    est = estimate_frequencies_from_counts(counts, c, method="mle")
+    assert est.converged and est.iterations > 0
+    assert np.all(est.estimate >= 0) and est.estimate.sum() == pytest.approx(1.0, abs=1e-12)
+    f = cp.Variable(n_in, nonneg=True)
+    used = counts > 0
+    problem = cp.Problem(cp.Maximize(counts[used] @ cp.log(c[:, used].T @ f) / counts.sum()), [cp.sum(f) == 1])
+    problem.solve(solver="CLARABEL")
+    assert _loglik(c, counts, est.estimate) >= problem.value - 1e-8
+    np.testing.assert_allclose(est.estimate, f.value, atol=2e-3)
+    # and at least every other point we try
+    for other in (np.full(n_in, 1 / n_in), truth):
+        assert _loglik(c, counts, est.estimate) >= _loglik(c, counts, other) - 1e-12
+
+
+def test_mle_is_the_inverse_when_that_lies_inside_the_simplex():
+    """Square channel, unbiased estimate inside the simplex: it maximises the likelihood (q = q_hat
+    is reachable), so the MLE equals it."""
+    c = randomized_response(4, 1.5)
+    counts = channel_output_counts(c, [400, 300, 200, 100], np.random.default_rng(1))
+    unbiased = estimate_frequencies_from_counts(counts, c)
+    assert np.all(unbiased.estimate > 0.01)
+    mle = estimate_frequencies_from_counts(counts, c, method="mle", tol=1e-13)
+    np.testing.assert_allclose(mle.estimate, unbiased.estimate, atol=1e-6)
+    np.testing.assert_allclose(mle.stderr, unbiased.stderr)  # the same standard error
+    assert np.all(mle.lower >= 0) and np.all(mle.upper <= 1)
+
+
+def test_mle_agrees_with_multi_freq_ldpy_iterative_bayesian_update():
+    """multi-freq-ldpy's IBU (plain EM from the uniform histogram, run to its fixed point) on the
+    same randomized-response reports; its numba kernel called as plain Python (.py_func)."""
+    from multi_freq_ldpy.estimators.Histogram_estimator import IBU
+
+    k, eps = 6, 1.0
+    rng = np.random.default_rng(8)
+    c = randomized_response(k, eps)
+    values = np.repeat(np.arange(k), [500, 300, 100, 60, 30, 10])
+    reports = channel_outputs(c, values, rng.random(values.size))
+    counts = np.bincount(reports, minlength=k)
+    theirs = IBU.py_func(k, c, counts / counts.sum(), 200_000, 1e-14, "max_abs")
+    ours = estimate_frequencies(reports, c, method="mle", tol=1e-13)
+    assert ours.converged
+    np.testing.assert_allclose(ours.estimate, theirs, atol=1e-6)
+
+
+def test_the_em_budget_is_counted_and_reported():
+    c = randomized_response(8, 0.3)
+    counts = channel_output_counts(c, [100, 80, 60, 40, 20, 10, 5, 1], np.random.default_rng(2))
+    short = estimate_frequencies_from_counts(counts, c, method="mle", max_iter=2, tol=1e-14)
+    assert short.iterations == 2 and not short.converged
+    again = estimate_frequencies_from_counts(counts, c, method="mle", max_iter=2, tol=1e-14)
+    np.testing.assert_array_equal(short.estimate, again.estimate)  # deterministic
+    long = estimate_frequencies_from_counts(counts, c, method="mle")
+    assert long.converged and 0 < long.iterations <= 10_000
+
+
+def test_result_fields_and_intervals():
+    c = randomized_response(3, 1.0)
+    est = estimate_frequencies([0, 0, 1, 2, 2, 2, 0], c, confidence=0.9)
+    assert isinstance(est, FrequencyEstimate)
+    assert est.method == "unbiased" and est.m == 7 and est.confidence == 0.9
+    assert est.iterations == 0 and est.converged
+    np.testing.assert_allclose(est.counts, 7 * est.estimate)
+    z = 1.6448536269514722  # the standard normal 95 % quantile, for a 90 % two-sided interval
+    np.testing.assert_allclose(est.upper - est.estimate, z * est.stderr, rtol=1e-12)
+    with pytest.raises(ValueError):
+        est.estimate[0] = 1.0  # read-only
+    with pytest.raises(AttributeError):
+        est.m = 3  # frozen
+
+
+@pytest.mark.parametrize(
+    "kwargs, name",
+    [
+        (dict(reports=[0, 3]), "reports"),
+        (dict(reports=[0, -1]), "reports"),
+        (dict(reports=[0.5, 1]), "reports"),
+        (dict(reports=[np.nan]), "reports"),
+        (dict(reports=[]), "reports"),
+        (dict(reports=[[0, 1]]), "reports"),
+        (dict(reports="01"), "reports"),
+        (dict(reports=[True, False]), "reports"),
+        (dict(channel=[[0.5, 0.6], [0.5, 0.5]]), "channel"),
+        (dict(channel=[[np.nan, 1.0], [0.5, 0.5]]), "channel"),
+        (dict(method="median"), "method"),
+        (dict(confidence=1.0), "confidence"),
+        (dict(confidence=math.nan), "confidence"),
+        (dict(max_iter=0), "max_iter"),
+        (dict(tol=0.0), "tol"),
+        (dict(tol=math.inf), "tol"),
+        (dict(prior=[0.5, 0.5, 0.0]), "prior"),
+        (dict(prior=[0.5, 0.6]), "prior"),
+    ],
+)
+def test_bad_input_is_refused_naming_the_parameter(kwargs, name):
+    args = dict(reports=[0, 1, 1], channel=[[0.8, 0.2], [0.3, 0.7]]) | kwargs
+    reports, channel = args.pop("reports"), args.pop("channel")
+    with pytest.raises((ValueError, TypeError), match=name):
+        estimate_frequencies(reports, channel, **args)
+
+
+def test_bad_counts_and_m_are_refused():
+    c = [[0.8, 0.2], [0.3, 0.7]]
+    for counts in ([1, 2, 3], [0, 0], [-1, 2], [1.5, 2]):
+        with pytest.raises((ValueError, TypeError), match="output_counts"):
+            estimate_frequencies_from_counts(counts, c)
+    for m in (0, 1.5, "x"):
+        with pytest.raises((ValueError, TypeError), match="m must"):
+            frequency_mse(c, [0.5, 0.5], m)
+    with pytest.raises(ValueError, match="records"):
+        frequency_mse(c, [0.5, 0.5], records="both")
+    with pytest.raises(ValueError, match="prior gives output 1 probability 0"):
+        fisher_information([[1.0, 0.0], [0.5, 0.5]], [1.0, 0.0])

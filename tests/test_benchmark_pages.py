@@ -1,0 +1,188 @@
+"""The generated measurement pages (tools/benchmark_pages.py): the committed pages are what the
+committed measurement files give, their numbers are the files' numbers (recomputed here with the
+csv module), and recording a run maps every benchmark file to its rule, stage and times."""
+
+from __future__ import annotations
+
+import csv
+import json
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+sys.path.insert(0, str(ROOT / "tools"))
+import benchmark_pages as bp  # noqa: E402
+
+MEASUREMENTS = ROOT / "docs" / "measurements"
+
+
+def _rows(name: str) -> list[dict]:
+    with open(MEASUREMENTS / name, newline="") as fh:
+        return list(csv.DictReader(fh))
+
+
+def _table(text: str, header_start: str) -> list[list[str]]:
+    """The body rows of the first markdown table whose header starts with ``header_start``."""
+    lines = text.splitlines()
+    i = next(k for k, line in enumerate(lines) if line.startswith(header_start))
+    rows = []
+    for line in lines[i + 2:]:
+        if not line.startswith("|"):
+            break
+        cells = re.split(r"(?<!\\)\|", line.strip()[1:-1])  # a cell's own "|" is escaped: \\|
+        rows.append([c.strip().replace("\\|", "|") for c in cells])
+    return rows
+
+
+# ------------------------------------------------------------------ the committed pages
+
+
+def test_the_committed_pages_are_what_the_measurement_files_give():
+    for path, text in bp.render().items():
+        assert path.read_text() == text, f"{path.relative_to(ROOT)} is stale: run python tools/benchmark_pages.py"
+    check = subprocess.run([sys.executable, str(ROOT / "tools" / "benchmark_pages.py"), "--check"],
+                           capture_output=True, text=True)  # fmt: skip
+    assert check.returncode == 0, check.stderr
+
+
+def test_the_pipeline_numbers_on_the_page_are_the_files_numbers():
+    jobs = _rows("pipeline.csv")
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    s = [float(j["s"]) for j in jobs]
+    wall = max(float(j["end_s"]) for j in jobs) - min(float(j["start_s"]) for j in jobs)
+    (whole,) = _table(page, "| jobs | job time")
+    assert int(whole[0]) == len(jobs)
+    assert float(whole[1]) == pytest.approx(sum(s), abs=0.05)
+    assert float(whole[2]) == pytest.approx(sum(float(j["cpu_s"]) for j in jobs), abs=0.05)
+    assert float(whole[3]) == pytest.approx(wall, abs=0.05)
+    per_rule = {}
+    for j in jobs:
+        per_rule.setdefault((j["paper"], j["rule"]), []).append(float(j["s"]))
+    rows = _table(page, "| paper or study | rule |")
+    body, total = rows[:-1], rows[-1]
+    assert {(r[0], r[1]) for r in body} == set(per_rule)
+    for r in body:
+        times = per_rule[(r[0], r[1])]
+        assert int(r[2]) == len(times) and float(r[3]) == pytest.approx(sum(times), abs=0.05)
+        assert float(r[5]) == pytest.approx(max(times), abs=0.05)
+    assert total[0] == "**all**" and float(total[3]) == pytest.approx(sum(s), abs=0.05)
+    stages = _table(page, "| stage | rules |")
+    assert sum(int(r[2]) for r in stages) == len(jobs)
+    assert sum(float(r[3]) for r in stages) == pytest.approx(sum(s), abs=0.05 * len(stages))
+    meta = json.loads((MEASUREMENTS / "pipeline.json").read_text())
+    assert f"commit `{meta['commit']}`, {meta['date']}, on {meta['machine']}" in page
+
+
+def test_the_design_engine_table_is_the_files_rows():
+    rows = _rows("design-engine.csv")
+    snippet = (MEASUREMENTS / "design-engine.md").read_text()
+    table = _table(snippet, "| case | method |")
+    assert len(table) == len(rows) > 0
+    for got, want in zip(table, rows):
+        assert got[0] == want["case"] and got[1] == want["method"] and int(got[2]) == int(want["n"])
+        assert float(got[3]) == pytest.approx(float(want["value"]), abs=1e-9)
+        assert float(got[4]) == pytest.approx(float(want["bound"]), abs=1e-9)
+        assert got[6] == ("yes" if want["certified"] == "True" else "no")
+        assert float(got[7]) == pytest.approx(float(want["seconds"]), abs=0.005)
+    meta = json.loads((MEASUREMENTS / "design-engine.json").read_text())
+    assert f"commit `{meta['commit']}`, {meta['date']}, on {meta['machine']}" in snippet
+    # both pages show the generated table (one file), and the docs type no other measurement of it
+    for page in ("design-engine.md", "benchmarks.md"):
+        assert '--8<-- "measurements/design-engine.md"' in (ROOT / "docs" / page).read_text()
+
+
+# ------------------------------------------------------------------ recording a run
+
+
+def _bench(path, s, end, cpu=1.0, rss=100.0):
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("s\th:m:s\tmax_rss\tmax_vms\tmax_uss\tmax_pss\tio_in\tio_out\tmean_load\tcpu_time\n"
+                    f"{s}\t0:00:01\t{rss}\t1\t1\t1\t0\t0\t0\t{cpu}\n")  # fmt: skip
+    os.utime(path, (end, end))
+
+
+def test_record_maps_files_to_rules_stages_and_times(tmp_path):
+    bench = tmp_path / "benchmarks"
+    t0 = 1_700_000_000.0
+    _bench(bench / "data" / "adult.tsv", 5.0, t0 + 5)  # ran 0..5
+    _bench(bench / "empirical-pml" / "adult_estimates.tsv", 2.0, t0 + 7)
+    _bench(bench / "empirical-pml" / "fig4_experiment.tsv", 10.0, t0 + 17, cpu=9.5)
+    _bench(bench / "empirical-pml" / "fig4_figure.tsv", 3.0, t0 + 20)
+    _bench(bench / "empirical-pml" / "claims.tsv", 1.0, t0 + 21)
+    _bench(bench / "adult-design" / "priors.tsv", 1.0, t0 + 8)
+    _bench(bench / "adult-design" / "native-country_design.tsv", 12.0, t0 + 20, rss=300.0)
+    _bench(bench / "adult-design" / "mechanisms.tsv", 0.5, t0 + 21)
+    _bench(bench / "adult-design" / "race_release.tsv", 1.5, t0 + 23)
+    _bench(bench / "adult-design" / "education_mc.tsv", 30.0, t0 + 40)
+    out = tmp_path / "measurements"
+    jobs = bp.record_pipeline(bench, out, commit="abc1234", machine="a test machine", note="fake")
+    by_job = {r.job: r for r in jobs.itertuples()}
+    expected = {
+        "data/adult": ("data", "data"),
+        "empirical-pml/adult_estimates": ("estimate_features", "estimate"),
+        "empirical-pml/fig4_experiment": ("experiment", "experiment"),
+        "empirical-pml/fig4_figure": ("figure", "figure"),
+        "empirical-pml/claims": ("claims", "claims"),
+        "adult-design/priors": ("estimate_priors", "estimate"),
+        "adult-design/native-country_design": ("design_attribute", "design"),
+        "adult-design/mechanisms": ("design_gather", "design"),
+        "adult-design/race_release": ("release_attribute", "release"),
+        "adult-design/education_mc": ("experiment_monte_carlo", "experiment"),
+    }
+    assert {job: (r.rule, r.stage) for job, r in by_job.items()} == expected
+    assert by_job["data/adult"].start_s == 0.0 and by_job["adult-design/education_mc"].end_s == 40.0
+    assert by_job["empirical-pml/fig4_experiment"].start_s == 7.0 and by_job["empirical-pml/fig4_experiment"].cpu_s == 9.5
+    assert bp.wall_time(jobs) == 40.0
+    meta = json.loads((out / "pipeline.json").read_text())
+    assert meta == {"commit": "abc1234", "date": "2023-11-14", "machine": "a test machine",
+                    "command": "snakemake --cores 2", "note": "fake"}  # fmt: skip
+    with open(out / "pipeline.csv", newline="") as fh:
+        assert len(list(csv.DictReader(fh))) == 10
+    stages = bp.stage_table(jobs).set_index("stage")
+    assert list(stages.index) == ["data", "estimate", "design", "release", "experiment", "figure", "claims"]
+    assert stages.loc["experiment", "job_s"] == 40.0 and stages.loc["design", "slowest"] == "adult-design/native-country_design"
+    md = bp.pipeline_markdown(jobs, meta)
+    assert "| 10 | 66.0 |" in md and "| 40.0 | 1.65 |" in md  # jobs, job time; wall, job time / wall
+
+
+def test_record_refuses_what_it_cannot_place(tmp_path):
+    with pytest.raises(ValueError, match="no benchmark files"):
+        bp.pipeline_jobs(tmp_path)
+    _bench(tmp_path / "p" / "odd_name.tsv", 1.0, 1e9)
+    with pytest.raises(ValueError, match=r"p/odd_name.tsv: matches the rules \[\]"):
+        bp.pipeline_jobs(tmp_path)
+    (tmp_path / "p" / "odd_name.tsv").unlink()
+    (tmp_path / "p" / "fig1_figure.tsv").write_text("a\tb\n1\t2\n")
+    with pytest.raises(ValueError, match="not a Snakemake benchmark"):
+        bp.pipeline_jobs(tmp_path)
+
+
+def test_every_benchmarked_rule_has_a_stage_and_one_pattern():
+    rules = bp.benchmark_rules()
+    names = [rule for rule, _ in rules]
+    assert len(names) == len(set(names)) >= 10
+    for rule in names:
+        assert bp.stage_of(rule) in bp.STAGES
+    with pytest.raises(ValueError, match="is not one of"):
+        bp.stage_of("summarise_everything")
+
+
+def test_the_design_benchmark_writes_its_rows(tmp_path, monkeypatch):
+    """tools/design_benchmark.py's rows go to CSV and JSON as the page reads them."""
+    monkeypatch.syspath_prepend(str(ROOT / "tools"))
+    import design_benchmark as db
+
+    monkeypatch.setattr(db, "ROWS", [])
+    db.row("MI known prior eps=1", "colgen", 14, 0.5, 0.5 + 2e-12, True, 0.25)
+    path = tmp_path / "design-engine.csv"
+    db.write_rows(str(path), "python tools/design_benchmark.py --only n14", "a note")
+    with open(path, newline="") as fh:
+        (row,) = list(csv.DictReader(fh))
+    assert list(row) == bp.DESIGN_COLUMNS and row["certified"] == "True" and float(row["gap"]) == pytest.approx(2e-12)
+    meta = json.loads(path.with_suffix(".json").read_text())
+    assert set(meta) == {"commit", "date", "machine", "command", "note"} and re.fullmatch(r"\d{4}-\d\d-\d\d", meta["date"])
