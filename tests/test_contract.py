@@ -5,7 +5,9 @@ function of the concept modules ``measures``, ``estimation``, ``mechanisms``, ``
 every public function of the ``experiments`` modules is called with each class of bad input in
 each of its parameters, one at a time, the others valid (``tests/contract_table.py``): NaN, inf,
 negative, wrong type, wrong shape (a dimension more, an entry less), empty, absurdly large; a
-mapping of settings also gets every one of its values replaced in turn (and removed).
+mapping of settings also gets every one of its values replaced in turn (and removed). A module
+that declares an empty ``__all__`` is an implementation module whose functions trust their inputs
+(the design engine's kernels, validated once at ``optimal_mechanism``); it is not called directly.
 
 Each call must either raise ``ValueError``/``TypeError`` from inside ``leakage`` with a message
 naming the parameter (the default), or do what the one table ``RULES`` of
@@ -63,6 +65,8 @@ def discover():
         modules += [importlib.import_module(m.name) for m in pkgutil.walk_packages(root.__path__, pkg + ".")]
     for module in modules:
         public = getattr(module, "__all__", None)
+        if public == []:  # an implementation module, validated at its package's entry
+            continue
         for name, obj in vars(module).items():
             if name.startswith("_"):
                 continue

@@ -157,3 +157,7 @@ def _key(payload) -> Any:
         return tuple(_key(p) for p in payload)
     tobytes = getattr(payload, "tobytes", None)
     return tobytes() if tobytes is not None else payload
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

@@ -205,3 +205,7 @@ def labelled_channel(cols, labels, lam, n: int) -> np.ndarray:
     ch = np.zeros((n, n))
     np.add.at(ch.T, labels[sup], (cols[:, sup] * lam_b[None, :]).T)
     return ch / ch.sum(axis=1, keepdims=True)
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

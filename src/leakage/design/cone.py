@@ -98,3 +98,7 @@ class Cone:
         theta = np.where(excess > 0, np.minimum(1.0, theta * (1 + 1e-9) + 1e-15), 0.0)
         v = (1.0 - theta)[None, :] * v + theta[None, :]
         return v / (self.prior @ v)[None, :]
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

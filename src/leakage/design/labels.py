@@ -172,3 +172,7 @@ def solve_labels(cone: Cone, u, tol: float, budget: Budget) -> Solution | None:
     rays = cone.polish(cols[:, keep])
     ch = labelled_channel(rays, labels[keep], mass[keep], n)
     return Solution(ch, float(best_bound), rays, iters, len(lp.labels), {"labels": len(lp.labels)})
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

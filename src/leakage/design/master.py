@@ -99,3 +99,7 @@ def channel_of(cols, lam, n: int) -> np.ndarray:
     lam_b, sup = assemble(cols, lam, n)
     ch = cols[:, sup] * lam_b[None, :]
     return ch / ch.sum(axis=1, keepdims=True)
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

@@ -40,7 +40,7 @@ from leakage.design.polytope import design_epsilon
 from leakage.design.vertices import channel_columns
 from leakage.estimation.uncertainty import ball_min_columns
 from leakage.measures.information import entropy, mutual_information
-from leakage.validation import check_distribution, check_scalar
+from leakage.validation import check_count, check_distribution, check_scalar, check_tolerance
 
 UTILITIES = ("mutual_information",)
 METHODS = ("auto", "enumerate", "colgen", "labels")
@@ -160,6 +160,8 @@ def optimal_mechanism_for_estimate(prior, eps, beta, utility="mutual_information
 
 
 def _check_inputs(prior, eps, beta, privacy, utility):
+    if isinstance(prior, (list, tuple, np.ndarray)) and np.ndim(prior) != 1:
+        raise ValueError(f"prior must be a 1-dimensional distribution, got shape {np.shape(prior)}")
     p = check_distribution(prior, "prior", full_support=True)
     eps = check_scalar(eps, "eps", low=0.0)
     beta = check_scalar(beta, "beta", low=0.0, high=2.0)
@@ -181,18 +183,13 @@ def _check_inputs(prior, eps, beta, privacy, utility):
 
 
 def _check_budget(max_iterations, max_nodes, max_seconds, tol, t0):
-    if isinstance(max_iterations, bool) or not isinstance(max_iterations, (int, np.integer)) or max_iterations < 1:
-        raise ValueError(f"max_iterations must be an integer >= 1, got {max_iterations!r}")
-    if max_nodes is not None and (isinstance(max_nodes, bool) or not isinstance(max_nodes, (int, np.integer))
-                                  or max_nodes < 1):
-        raise ValueError(f"max_nodes must be None or an integer >= 1, got {max_nodes!r}")
+    max_iterations = check_count(max_iterations, "max_iterations")
+    if max_nodes is not None:
+        max_nodes = check_count(max_nodes, "max_nodes")
     if max_seconds is not None:
         max_seconds = check_scalar(max_seconds, "max_seconds", low=0.0)
-    tol = check_scalar(tol, "tol", low=0.0)
-    if not (0.0 < tol < 1.0):
-        raise ValueError(f"tol must be a relative gap in (0, 1), got {tol!r}")
-    return Budget(int(max_iterations), None if max_nodes is None else int(max_nodes),
-                  None if max_seconds is None else t0 + max_seconds), tol
+    tol = check_tolerance(tol)
+    return Budget(max_iterations, max_nodes, None if max_seconds is None else t0 + max_seconds), tol
 
 
 def _check_warm_start(warm_start, p):

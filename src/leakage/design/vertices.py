@@ -180,3 +180,7 @@ def channel_columns(cone: Cone, channel) -> np.ndarray:
     mass = cone.prior @ channel
     cols = channel[:, mass > 0] / mass[mass > 0][None, :]
     return cone.polish(cols)
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

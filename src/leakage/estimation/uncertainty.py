@@ -18,6 +18,7 @@ from scipy.optimize import linprog
 from leakage.estimation.concentration import beta_star, delta_for_beta
 from leakage.measures.pml import epsilon_max, epsilon_min
 from leakage.validation import (
+    check_array,
     check_tolerance,
     check_channel,
     check_channel_prior,
@@ -116,13 +117,17 @@ def ball_min_output(channel, center, beta) -> np.ndarray:
 
 
 def ball_min_columns(columns: np.ndarray, center: np.ndarray, half: float) -> np.ndarray:
-    """The kernel of :func:`ball_min_output`, without validation: min_{Q in B_beta(P)} Q.v for
+    """The kernel of :func:`ball_min_output`: min_{Q in B_beta(P)} Q.v for
     every column v of the N x K array ``columns`` (any non-negative vectors, not only channel
     columns), ``half`` = beta/2 [empirical-pml, Appendix B, eq. (85)].
 
-    For callers that validated their inputs once (the design engine calls it in its inner loops).
-    O(N log N) per column.
+    Checks shapes and ranges in O(N K) (it runs on a few columns at a time). O(N log N) per column.
     """
+    center = check_distribution(center, "center")
+    columns = check_array(columns, "columns", ndim=2, low=0.0)
+    if columns.shape[0] != center.size:
+        raise ValueError(f"columns must have one row per entry of center ({center.size}), got shape {columns.shape}")
+    half = check_scalar(half, "half", low=0.0, high=1.0)
     order = np.argsort(-columns, axis=0, kind="stable")  # rows by decreasing entry, per column
     cs = np.take_along_axis(columns, order, axis=0)
     ps = center[order]

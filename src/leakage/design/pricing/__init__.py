@@ -4,3 +4,4 @@
 :mod:`~leakage.design.pricing.linear` prices linear utilities; :mod:`~leakage.design.pricing.heuristic`
 proposes cheap columns first.
 """
+__all__: list[str] = []

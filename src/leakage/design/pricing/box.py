@@ -115,3 +115,7 @@ def box_search(prior, duals, cap, *, tol, collect, max_nodes, keep, stop_count=N
     """Run :class:`BoxSearch`; ``found`` holds columns (P.r = 1, in the box)."""
     s = BoxSearch(prior, duals, cap)
     return best_first(s, tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target)
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

@@ -49,3 +49,7 @@ def heuristic_columns(cone: Cone, duals, cap: float | None) -> np.ndarray:
         if res.found:
             cands.append(np.array(res.found).T)
     return cone.polish(np.concatenate(cands, axis=1))
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

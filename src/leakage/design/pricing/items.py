@@ -99,3 +99,7 @@ def greedy_fill(p, base, pool, target):
     hi = lo.copy()
     hi[pool[k]] = True
     return [lo, hi]
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

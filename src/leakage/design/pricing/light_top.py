@@ -222,3 +222,7 @@ def light_top_search(prior, duals, eps, half, *, tol, collect, max_nodes, keep,
         col[s.it.order] = light_top_column(s.it.p, half, s.E, t1, sm)
         cols.append(col)
     return SearchResult(res.bound, cols, res.best, res.nodes, res.exhausted)
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

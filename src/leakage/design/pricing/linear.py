@@ -132,3 +132,7 @@ def linear_pricing(cone: Cone, c, lifted: "LiftedLP | None" = None):
         out[y] = res[0] + 1e-9 * (1 + abs(res[0]))
         cols[:, y] = res[1]
     return out, cols
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

@@ -117,3 +117,7 @@ def _heavy_column(cone: Cone, mask):
     H, half = cone.top, cone.half
     d = 1.0 - (1.0 - H * half) * s
     return np.where(mask, H * (1.0 + half - s) / d, (1.0 - H * s) / d)
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

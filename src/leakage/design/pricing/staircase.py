@@ -247,3 +247,7 @@ def heavy_two_level_search(prior, duals, eps, half, *, tol, collect, max_nodes, 
         return SearchResult(-math.inf, [], -math.inf, 0, False)
     res = best_first(s, tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target)
     return _as_letters(res, s.items, prior.size)
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

@@ -294,6 +294,7 @@ class Mechanism:
     certified: bool = True
     seconds: float = 0.0
     bound: float = math.nan
+    design: object = None  # the engine's OptimalDesign, passed back as a warm start (None for rr)
 
     @property
     def feasible(self) -> bool:
@@ -304,7 +305,16 @@ class Mechanism:
         return mutual_information(self.channel, prior) if self.feasible else 0.0
 
 
-def design(method: str, p_hat, eps: float, beta: float, budget: Mapping | None = None) -> Mechanism:
+def _earlier_design(value, name):
+    """An entry of a warm start: an OptimalDesign of the engine, or None (no design to pass on)."""
+    from leakage.design import OptimalDesign
+
+    if value is not None and not isinstance(value, OptimalDesign):
+        raise TypeError(f"{name} must be an OptimalDesign of leakage.design (or None), got {type(value).__name__}")
+    return value
+
+
+def design(method: str, p_hat, eps: float, beta: float, budget: Mapping | None = None, warm_start=()) -> Mechanism:
     """The mechanism of ``method`` for the estimate ``p_hat`` at ``eps`` (radius ``beta`` for pml).
 
     ``pml``, ``pml_prop2`` and ``ldp`` call the design engine ``leakage.design`` [empirical-pml,
@@ -312,13 +322,17 @@ def design(method: str, p_hat, eps: float, beta: float, budget: Mapping | None =
     eps' = design_epsilon(eps, beta) [eq. (43)] is negative. An exception of the engine is recorded
     the same way, with reason ``ENGINE_FAILED: <error>`` (logged, and failed by the claims).
     ``budget``: the engine's deterministic budgets (``ENGINE_KEYS``; None: the engine's defaults).
-    ``eps`` in (0, 20] nats (the study's range), ``beta`` in [0, 2].
+    ``warm_start``: earlier designs of the same prior (``Mechanism.design``) whose columns seed the
+    engine: the pml design of the same eps takes the ldp and pml_prop2 ones as its route-(44) and
+    LDP seeds (they are then not solved twice), a design at a larger eps the one at a smaller eps
+    (its columns stay feasible). ``eps`` in (0, 20] nats (the study's range), ``beta`` in [0, 2].
     """
     check_choice(method, "method", METHODS)
     p_hat = check_distribution(p_hat, "p_hat", full_support=True)
     eps = check_scalar(eps, "eps", low=0.0, high=20.0, low_inclusive=False)
     beta = check_scalar(beta, "beta", low=0.0, high=2.0)
     kw = {} if budget is None else check_mapping(budget, "budget")
+    warm_start = check_list(warm_start, "warm_start", _earlier_design, empty=True)
     unknown = sorted(set(kw) - set(ENGINE_KEYS))
     if unknown:
         raise ValueError(f"budget: unknown keys {unknown}; allowed {list(ENGINE_KEYS)}")
@@ -333,19 +347,20 @@ def design(method: str, p_hat, eps: float, beta: float, budget: Mapping | None =
         return Mechanism(method, eps, beta, None, f"route (44) empty: eps' = {eps_prime:.4g} < 0")
     start = time.perf_counter()
     try:
+        warm = [d for d in warm_start if d is not None]
         if method == "pml":
-            result = optimal_mechanism(p_hat, eps, privacy="pml", beta=beta, **kw)
+            result = optimal_mechanism(p_hat, eps, privacy="pml", beta=beta, warm_start=warm, **kw)
         elif method == "ldp":
-            result = optimal_mechanism(p_hat, eps, privacy="ldp", **kw)
+            result = optimal_mechanism(p_hat, eps, privacy="ldp", warm_start=warm, **kw)
         else:
-            result = optimal_mechanism_for_estimate(p_hat, eps, beta, **kw)
+            result = optimal_mechanism_for_estimate(p_hat, eps, beta, warm_start=warm, **kw)
     except Exception as exc:  # noqa: BLE001 - an engine failure is recorded (ENGINE_FAILED), never a value
         _LOG.error("%s eps=%.4g beta=%.4g: design engine failed: %s: %s", method, eps, beta, type(exc).__name__, exc)
         return Mechanism(method, eps, beta, None, f"{ENGINE_FAILED}: {type(exc).__name__}: {exc}"[:300], False,
                          time.perf_counter() - start)  # fmt: skip
     certified = bool(getattr(result, "certified", True))
     return Mechanism(method, eps, beta, result.channel, "" if certified else "not certified optimal (engine budget)",
-                     certified, time.perf_counter() - start, float(result.bound))  # fmt: skip
+                     certified, time.perf_counter() - start, float(result.bound), result)  # fmt: skip
 
 
 def mechanism_rows(attribute: str, mech: Mechanism, delta: float) -> list[dict]:
@@ -383,6 +398,25 @@ def channel_from_rows(rows: pd.DataFrame, n_symbols: int) -> np.ndarray:
     return c
 
 
+#: The order in which the methods of one eps are designed: the seeds of pml first.
+_DESIGN_ORDER = ("ldp", "pml_prop2", "pml", "rr")
+
+
+def designs_at(methods, p_hat, eps: float, beta: float, budget: Mapping, previous: Mapping | None = None) -> dict:
+    """The mechanisms of ``methods`` at one eps, each warm-started explicitly (:func:`design`):
+    ldp and pml_prop2 from the same method at the previous (smaller) eps of ``previous``, pml from
+    those two and from the previous pml. Returns ``{method: Mechanism}``."""
+    methods = check_list(methods, "methods", lambda m, name: check_choice(m, name, METHODS))
+    previous = {} if previous is None else check_mapping(previous, "previous")
+    out: dict = {}
+    for method in [m for m in _DESIGN_ORDER if m in methods]:
+        warm = [getattr(previous.get(method), "design", None)]
+        if method == "pml":
+            warm += [getattr(out.get(m), "design", None) for m in ("ldp", "pml_prop2")]
+        out[method] = design(method, p_hat, eps, beta, budget, warm)
+    return out
+
+
 def design_attribute(priors: pd.DataFrame, attribute: str, settings: Mapping) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Stage 2 for one attribute, from the full-data P̂ (m = all records, beta = beta*(delta) for N symbols).
 
@@ -396,9 +430,12 @@ def design_attribute(priors: pd.DataFrame, attribute: str, settings: Mapping) ->
     beta = beta_star(s["delta"], m, len(categories))
     mech_rows, curve_rows = [], []
     config_eps = set(s["eps"])
+    previous: dict = {}
     for eps in curve_eps(s):
+        mechs = designs_at(s["methods"], p_hat, float(eps), beta, engine_budget(s["engine"]), previous)
+        previous = mechs
         for method in s["methods"]:
-            mech = design(method, p_hat, float(eps), beta, engine_budget(s["engine"]))
+            mech = mechs[method]
             curve_rows.append({"attribute": attribute, "method": method, "eps": float(eps), "mi": mech.mi(p_hat),
                                "feasible": mech.feasible, "reason": mech.reason, "certified": mech.certified,
                                "bound": mech.bound})  # fmt: skip
@@ -480,11 +517,13 @@ def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.
             observed, x = np.unique(codes[subset], return_inverse=True)
             p_hat = empirical_distribution(x, np.arange(observed.size))
             uniforms = rng.random(int(m))
+            if observed.size > 1:
+                mechs = designs_at(s["methods"], p_hat, eps, beta, engine_budget(s["mc"]))
             for method in s["methods"]:
                 if observed.size == 1:  # one category in the subset: nothing to learn, nothing leaks
                     mech = Mechanism(method, eps, beta, np.ones((1, 1)), "one observed category", bound=0.0)
                 else:
-                    mech = design(method, p_hat, eps, beta, engine_budget(s["mc"]))
+                    mech = mechs[method]
                 if mech.feasible:
                     y = channel_outputs(mech.channel, x, uniforms)
                     mi_emp = empirical_mutual_information(x, y)
