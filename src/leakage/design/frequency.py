@@ -1,0 +1,160 @@
+"""Channels designed for frequency estimation: min tr J^-1 over the privacy cone, by column generation.
+
+The utility ``"frequency_mse"`` of :func:`leakage.design.optimal_mechanism`. With the channel
+written as weights theta_r >= 0 on normalised rays r of the cone K (P.r = 1, sum_r theta_r r = 1),
+the Fisher-type matrix of the release is J = sum_r theta_r r r^T and the per-record total variance
+of the best linear unbiased estimate of the histogram of m fixed records is (tr J^-1 - 1) / m
+(:func:`leakage.estimation.frequency.frequency_mse`): the design minimises tr J^-1, a convex
+function of theta (A-optimal design [sagnol2011] with the extra constraint that the rows of the
+channel sum to one).
+
+Column generation: the restricted master over the columns found so far
+(:mod:`~leakage.design.frequency_master`, an SOCP) gives weights and a dual point (Z, w); the
+pricing (:mod:`~leakage.design.pricing.frequency`) maximises the convex quadratic
+phi(r) = |Z^T r|^2 + w.r over the cone's cross-section, whose maximum is at a vertex; the columns
+of positive phi enter the master. Whatever the master's accuracy, every (Z, w) with an upper bound
+U on that maximum gives the certified lower bound
+
+    min over all channels of tr J^-1  >=  2 tr Z + sum_x w_x - U
+
+(weak duality, :mod:`~leakage.design.frequency_master`), so the bound of the result is exact when
+the pricing is (N <= ``EXHAUSTIVE_LIMIT``). The loop starts from the columns of eps-LDP randomized
+response (a staircase per letter: feasible in every cone, linearly independent) and the warm-start
+columns; it stops when value - bound <= tol (1 + value), after ``max_iterations`` master solves, or
+when the pricing finds no improving column. Complexity per iteration: one SOCP with K cones of
+dimension N + 2 and one pricing (O(2^N N (N + #T1)) exhaustive; O(N^3) per local-search step
+beyond).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+import time
+
+from leakage.design.colgen import Budget, Solution
+from leakage.design.cone import Cone
+from leakage.design.frequency_master import assemble, channel_of, solve_master
+from leakage.design.pricing.frequency import EXHAUSTIVE_LIMIT, exhaustive_pricing, local_pricing, relaxed_bound
+from leakage.design.vertices import channel_columns, enumerate_vertices, staircase_columns
+from leakage.estimation.frequency import frequency_mse
+
+
+def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) -> Solution:
+    """The channel of least tr J^-1 - 1 over K with a certified lower bound (module docstring).
+    ``start``: polished columns (N x K) that seed the master. ``Solution.bound`` is the LOWER bound
+    on the optimal tr J^-1 - 1; ``Solution.stats`` says how the pricing bounded (``exact``) and,
+    when not certified, what held the bound (``limited_by``)."""
+    p, n = cone.prior, cone.n
+    exact = n <= EXHAUSTIVE_LIMIT
+    cols = np.concatenate([staircase_columns(p, cone.eps, np.eye(n, dtype=bool)), start], axis=1)
+    cols = cols / (p @ cols)[None, :]
+    best_bound, iters, generated = 0.0, 0, 0
+    limited_by = None
+    history = []
+    while True:
+        iters += 1
+        try:
+            ms = solve_master(cols)
+        except RuntimeError as exc:
+            if iters == 1:
+                raise
+            limited_by = f"master: {exc}"
+            break
+        theta, Z, w = ms.theta, ms.Z, ms.w
+        channel = channel_of(cols, theta)
+        value = frequency_mse(channel, p)
+        G = Z @ Z.T
+        base = 2.0 * float(np.trace(Z)) + float(w.sum()) - 1.0
+        scale = tol * (1.0 + value)
+        keep = 2 * n
+        if exact:
+            pr = exhaustive_pricing(cone, G, w, keep=keep, collect=scale / 4)
+        else:
+            pr = local_pricing(cone, G, w, keep=keep, collect=scale / 4)
+        if math.isfinite(pr.bound):
+            best_bound = max(best_bound, base - pr.bound)
+        history.append((value, best_bound))
+        if value - best_bound <= scale:
+            break
+        final = iters >= budget.max_iterations or budget.out_of_time()
+        new = pr.columns[:, pr.values > scale / 4] if pr.columns.size else pr.columns
+        if final or new.shape[1] == 0:
+            limited_by = "max_iterations" if final else "pricing"
+            break
+        new = cone.polish(new)
+        cols = np.concatenate([cols, new], axis=1)
+        generated += new.shape[1]
+    if not exact and value - best_bound > scale:
+        # the local search found nothing more: bound the pricing by the relaxation at the last duals
+        rb = relaxed_bound(cone, G, w)
+        best_bound = max(best_bound, base - rb)
+        limited_by = "relaxation (N > exhaustive pricing limit)"
+    t, sup = assemble(cols, theta)
+    stats = {"exact_pricing": exact, "pricing": pr.stats, "history": history}
+    if value - best_bound > scale:
+        stats["limited_by"] = limited_by
+    return Solution(channel, float(best_bound), cols[:, sup], iters, generated, stats)
+
+def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, warm, t0: float):
+    """The ``utility="frequency_mse"`` design on validated inputs (called by
+    :func:`leakage.design.optimal_mechanism`, which validates; eps > 0 there). Identity where it is
+    private (value and bound 0); otherwise :func:`solve_frequency` seeded with the feasible warm
+    starts' columns (``method="enumerate"``: also every vertex of a closed-form family). The
+    returned channel is verified exactly (``leakage.design.optimal._verify``); ``value`` is
+    :func:`leakage.estimation.frequency.frequency_mse` of it, ``bound`` a certified lower bound."""
+    from leakage.design.optimal import OptimalDesign, _identity_private, _verify
+
+    n = p.size
+    base = dict(prior=p, eps=eps, beta=beta, privacy=privacy, utility="frequency_mse", tol=tol)
+    if _identity_private(p, eps, beta, privacy):
+        ch = np.eye(n)
+        if not math.isinf(eps):
+            _verify(ch, p, eps, beta, privacy)
+        return OptimalDesign(channel=ch, value=frequency_mse(ch, p), bound=0.0, certified=True, method="identity",
+                             columns_generated=0, iterations=0, seconds=time.perf_counter() - t0,
+                             columns=np.diag(1.0 / p), **base)
+    method = "enumerate" if method == "enumerate" else "colgen"
+    cone = Cone.of(p, eps, beta, privacy)
+    start, seeds = [], []
+    for entry in warm:
+        ch = getattr(entry, "channel", entry)
+        try:
+            _verify(ch, p, eps, beta, privacy)
+        except RuntimeError as exc:
+            if not isinstance(entry, np.ndarray):
+                if entry.columns.size:
+                    start.append(cone.polish(entry.columns))  # a design of another cone lends its columns
+                continue
+            raise ValueError(f"warm_start channel does not satisfy the privacy constraint: {exc}") from None
+        start.append(channel_columns(cone, ch))
+        try:
+            seeds.append((ch, frequency_mse(ch, p)))
+        except ValueError:  # rows not identifiable: columns only
+            pass
+    if method == "enumerate":
+        start.append(cone.polish(enumerate_vertices(cone)))
+    sol = solve_frequency(cone, tol, budget, np.concatenate(start, axis=1) if start else np.zeros((n, 0)))
+    ch, stats = sol.channel, dict(sol.stats)
+    value = frequency_mse(ch, p)
+    best = min(seeds, key=lambda e: e[1], default=None)
+    if best is not None and best[1] < value:  # the master holds the seed's columns: numerics only
+        ch, value = best[0], best[1]
+        stats["seed_returned"] = True
+    stats["leakage"] = _verify(ch, p, eps, beta, privacy)
+    bound = sol.bound
+    if value < bound <= value + 1e-9 * (1 + value):
+        bound = value  # the master's value and the assembled channel's differ by rounding
+    if bound > value:
+        raise RuntimeError(f"optimal_mechanism: value {value!r} is below the certified lower bound {bound!r}")
+    return OptimalDesign(channel=np.ascontiguousarray(ch), value=float(value), bound=float(bound),
+                         certified=bool(value - bound <= tol * (1 + value)), method=method,
+                         columns_generated=sol.generated, iterations=sol.iterations,
+                         seconds=time.perf_counter() - t0, columns=sol.columns, stats=stats, **base)
+
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

@@ -1,0 +1,344 @@
+"""Pricing of the estimation design: max over the cone's columns of phi(r) = r^T G r + w.r.
+
+At a dual point (Z, w) of the master (:mod:`~leakage.design.frequency_master`), G = Z Z^T is
+positive semidefinite, so phi is convex and its maximum over the normalised cross-section
+{r in K, P.r = 1} is at a vertex. The vertex families of :mod:`leakage.design.vertices` cover them
+(which family covers which extreme points: :mod:`leakage.design.pricing.mutual_information`):
+
+* box (known prior): the lift vectors of {0 <= r <= e^eps}: e^eps on a set T, one fractional row f,
+  0 elsewhere;
+* LDP: the staircases a (1 + (e^eps - 1) 1_S);
+* ball (0 < beta < 2): the two-level columns of every set S (staircases on the light sets, the heavy
+  two-level columns low / H (1 + (beta/2) low), 1/P(S) on S), the lift vectors of the box
+  {0 <= r <= H}, H = e^eps / (1 + e^eps beta/2), the light-top three-level columns
+  (:func:`leakage.design.vertices.light_top_column`: T1 among the letters lighter than beta/2 with
+  P(T1) < beta/2) and the all-ones column.
+
+Exhaustive pricing (``exhaustive_pricing``, N <= ``EXHAUSTIVE_LIMIT``): every member of every family
+is evaluated, vectorised over the 2^N subsets through subset tables built by doubling (letter by
+letter): mass P(S), w(S), A(S) = 1_S^T G 1_S and B(S) = G 1_S. A two-level column m 1 + d 1_S is
+worth m^2 A(all) + 2 m d 1.B(S) + d^2 A(S) + m w(all) + d w(S); a lift vector cap 1_T + x e_f
+cap^2 A(T) + 2 cap x B(T)_f + x^2 G_ff + cap w(T) + x w_f; a light-top column c (1_S + (k - 1) 1_T1)
+c^2 (A(S) + 2 (k - 1) 1_T1.B(S) + (k - 1)^2 A(T1)) + c (w(S) + (k - 1) w(T1)). The maximum plus a
+floating-point margin is a true upper bound U (the bound of the design is then exact); cost
+O(2^N N (N + #T1)) time and O(2^N N) memory per call.
+
+Beyond ``EXHAUSTIVE_LIMIT`` (``local_pricing``): improving columns by local search (single-letter
+flips of the set of a two-level column, a lift vector's set, a light-top column's S and T1, from
+every singleton and the prefixes of the w/P order), and an upper bound U from a relaxation of the
+cross-section (:func:`relaxed_bound`), which is valid but not tight: the design is then not
+certified.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+import scipy.sparse as sp
+
+from leakage.design.cone import Cone
+
+#: Largest N priced exhaustively (2^N subsets; memory O(2^N N) floats per table).
+EXHAUSTIVE_LIMIT = 18
+#: relative floating-point margin added to the exhaustive maximum
+_MARGIN = 1e-11
+
+
+@dataclass(frozen=True)
+class QuadraticPricing:
+    """``bound`` >= max phi over the cone's columns; ``columns``: N x K columns of largest phi (at
+    most ``keep``, best first, phi above ``collect``); ``values``: their phi; ``exact``: the bound is
+    the exhaustive maximum (plus margin); ``stats``: per-family maxima and sizes."""
+
+    bound: float
+    columns: np.ndarray
+    values: np.ndarray
+    exact: bool
+    stats: dict = field(default_factory=dict)
+
+
+class SubsetTables:
+    """mass, w(S), A(S) = 1_S^T G 1_S and B(S) = G 1_S for every subset S of the N letters; subset s
+    has letter j iff bit j of s is set. Built by doubling: O(2^N N)."""
+
+    def __init__(self, prior, G, w):
+        n = prior.size
+        size = 1 << n
+        self.n = n
+        self.mass = np.zeros(size)
+        self.wsum = np.zeros(size)
+        self.A = np.zeros(size)
+        self.B = np.zeros((size, n))
+        for j in range(n):
+            lo, hi = 1 << j, 1 << (j + 1)
+            self.mass[lo:hi] = self.mass[:lo] + prior[j]
+            self.wsum[lo:hi] = self.wsum[:lo] + w[j]
+            self.A[lo:hi] = self.A[:lo] + 2.0 * self.B[:lo, j] + G[j, j]
+            self.B[lo:hi] = self.B[:lo] + G[j][None, :]
+        self.one_B = self.B.sum(axis=1)  # 1^T G 1_S
+
+    def bits(self, s: int) -> np.ndarray:
+        return ((s >> np.arange(self.n)) & 1).astype(bool)
+
+
+def _top(values, k):
+    """Indices of the k largest finite values, best first (stable)."""
+    flat = values.ravel()
+    k = min(k, flat.size)
+    if k <= 0:
+        return np.zeros(0, dtype=np.int64)
+    idx = np.argpartition(-flat, k - 1)[:k] if k < flat.size else np.arange(flat.size)
+    idx = idx[np.argsort(-flat[idx], kind="stable")]
+    return idx[np.isfinite(flat[idx])]
+
+
+class _Family:
+    """Values of one family over its members (an array, -inf where not a member) and how to build
+    the column of a member."""
+
+    def __init__(self, name, values, build, scale):
+        self.name, self.values, self.build, self.scale = name, values, build, scale
+
+
+def _two_level(cone: Cone, t: SubsetTables, G, w):
+    p, E = cone.prior, cone.E
+    s = t.mass[1:-1]
+    b = s if cone.kind == "ldp" else np.minimum(cone.half, s)
+    with np.errstate(divide="ignore"):
+        d = np.minimum((E - 1.0) / (1.0 - s + b * E), 1.0 / s)
+    m = 1.0 - s * d
+    a_all, w_all = t.A[-1], t.wsum[-1]
+    quad = m * m * a_all + 2.0 * m * d * t.one_B[1:-1] + d * d * t.A[1:-1]
+    lin = m * w_all + d * t.wsum[1:-1]
+    vals = quad + lin
+
+    def build(i):
+        mask = t.bits(int(i) + 1)
+        return m[i] + d[i] * mask
+
+    return _Family("two_level", vals, build, np.abs(quad) + np.abs(lin))
+
+
+def _lift(cone: Cone, t: SubsetTables, G, w, cap, name):
+    p, n = cone.prior, cone.n
+    size = 1 << n
+    # x_f = (1 - cap P(T)) / p_f for T without f, valid when 0 <= x_f <= cap
+    x = (1.0 - cap * t.mass[:, None]) / p[None, :]
+    has = ((np.arange(size)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
+    ok = ~has & (x >= -1e-12) & (x <= cap * (1.0 + 1e-12))
+    x = np.clip(x, 0.0, cap)
+    quad = cap * cap * t.A[:, None] + 2.0 * cap * x * t.B + x * x * np.diag(G)[None, :]
+    lin = cap * t.wsum[:, None] + x * w[None, :]
+    vals = np.where(ok, quad + lin, -np.inf)
+
+    def build(i):
+        s, f = divmod(int(i), n)
+        col = cap * t.bits(s).astype(float)
+        col[f] = x[s, f]
+        return col
+
+    return _Family(name, vals, build, np.where(ok, np.abs(quad) + np.abs(lin), 0.0))
+
+
+def light_sets(cone: Cone, t: SubsetTables) -> np.ndarray:
+    """The non-empty sets T1 of letters lighter than beta/2 with P(T1) < beta/2 (subset indices)."""
+    light = int(np.sum((cone.prior < cone.half) << np.arange(cone.n)))
+    idx = np.arange(1, 1 << cone.n)
+    return idx[((idx & ~light) == 0) & (t.mass[1:] < cone.half)]
+
+
+def _light_top(cone: Cone, t: SubsetTables, G, w):
+    n, E, half = cone.n, cone.E, cone.half
+    t1s = light_sets(cone, t)
+    size = 1 << n
+    if t1s.size == 0:
+        return None
+    sidx = np.arange(size)
+    sig = t.mass[:, None]
+    p1 = t.mass[t1s][None, :]
+    k = E * (sig - half)
+    c = 1.0 / (k * p1 + sig - p1)
+    t1bits = ((t1s[:, None] >> np.arange(n)[None, :]) & 1).astype(float)  # #T1 x N
+    cross = t.B @ t1bits.T  # 1_T1 . G 1_S
+    ok = ((sidx[:, None] & t1s[None, :]) == t1s[None, :]) & (k >= 1.0) & (sidx[:, None] != size - 1)
+    km1 = k - 1.0
+    quad = c * c * (t.A[:, None] + 2.0 * km1 * cross + km1 * km1 * t.A[t1s][None, :])
+    lin = c * (t.wsum[:, None] + km1 * t.wsum[t1s][None, :])
+    vals = np.where(ok, quad + lin, -np.inf)
+
+    def build(i):
+        s, j = divmod(int(i), t1s.size)
+        col = c[s, j] * t.bits(s).astype(float)
+        col[t.bits(int(t1s[j]))] *= k[s, 0]
+        return col
+
+    return _Family("light_top", vals, build, np.where(ok, np.abs(quad) + np.abs(lin), 0.0))
+
+
+def _families(cone: Cone, t: SubsetTables, G, w):
+    if cone.kind == "box":
+        return [_lift(cone, t, G, w, cone.E, "lift")]
+    fams = [_two_level(cone, t, G, w)]
+    if cone.kind == "ldp":
+        return fams
+    ones = np.ones(cone.n)
+    one = float(ones @ G @ ones + w.sum())
+    fams.append(_Family("ones", np.array([one]), lambda i: np.ones(cone.n), np.array([abs(one)])))
+    if cone.top * cone.prior.sum() >= 1.0:  # the box {0 <= v <= H} holds columns with P.v = 1
+        fams.append(_lift(cone, t, G, w, cone.top, "box_top"))
+    lt = _light_top(cone, t, G, w)
+    if lt is not None:
+        fams.append(lt)
+    return fams
+
+
+def exhaustive_pricing(cone: Cone, G, w, *, keep: int, collect: float) -> QuadraticPricing:
+    """max phi over every member of the cone's families (module docstring), the ``keep`` best
+    columns with phi above ``collect``; N <= ``EXHAUSTIVE_LIMIT``."""
+    G = np.asarray(G, dtype=float)
+    w = np.asarray(w, dtype=float)
+    t = SubsetTables(cone.prior, G, w)
+    best, scale, cands, stats = -math.inf, 0.0, [], {}
+    for fam in _families(cone, t, G, w):
+        vals = fam.values
+        fmax = float(np.max(vals)) if vals.size else -math.inf
+        stats[fam.name] = {"max": fmax, "members": int(np.isfinite(vals).sum())}
+        best = max(best, fmax)
+        scale = max(scale, float(np.max(fam.scale)) if fam.scale.size else 0.0)
+        for i in _top(np.where(vals > collect, vals, -np.inf), keep):
+            cands.append((float(vals.ravel()[i]), fam.name, fam.build(i)))
+    bound = best + _MARGIN * (1.0 + scale)
+    return _result(cone, cands, keep, bound, True, stats)
+
+
+def _result(cone, cands, keep, bound, exact, stats):
+    cands.sort(key=lambda e: -e[0])
+    cols, vals, seen = [], [], set()
+    for v, _, col in cands:
+        key = np.round(col, 12).tobytes()
+        if key in seen:
+            continue
+        seen.add(key)
+        cols.append(col)
+        vals.append(v)
+        if len(cols) >= keep:
+            break
+    n = cone.n
+    columns = np.array(cols).T if cols else np.zeros((n, 0))
+    return QuadraticPricing(float(bound), columns, np.array(vals), exact, stats)
+
+def _members(cone: Cone, masks: np.ndarray):
+    """Columns (N x K) of the two-level, box-top/lift and all-ones families for the sets ``masks``
+    (N x S boolean) and the index of the set of each column; the light-top family is left out
+    (local search only)."""
+    p, n, E = cone.prior, cone.n, cone.E
+    out, owner = [], []
+    s = p @ masks
+    inner = (s > 0) & (s < 1.0 - 1e-15)
+    if cone.kind != "box":
+        mk, sk = masks[:, inner], s[inner]
+        b = sk if cone.kind == "ldp" else np.minimum(cone.half, sk)
+        d = np.minimum((E - 1.0) / (1.0 - sk + b * E), 1.0 / sk)
+        out.append((1.0 - sk * d)[None, :] + d[None, :] * mk)
+        owner.append(np.flatnonzero(inner))
+        if cone.kind == "ball":
+            out.append(np.ones((n, 1)))
+            owner.append(np.zeros(1, dtype=int))
+    cap = E if cone.kind == "box" else cone.top
+    if cap >= 1.0:
+        ok = cap * s <= 1.0
+        mk, sk = masks[:, ok], s[ok]
+        x = (1.0 - cap * sk)[None, :] / p[:, None]  # x[f, t]
+        good = (~mk) & (x <= cap * (1.0 + 1e-12))
+        t_idx, f_idx = np.nonzero(good.T)
+        cols = cap * mk[:, t_idx].astype(float)
+        cols[f_idx, np.arange(t_idx.size)] = np.clip(x[f_idx, t_idx], 0.0, cap)
+        out.append(cols)
+        owner.append(np.flatnonzero(ok)[t_idx])
+    if not out:
+        return np.zeros((n, 0)), np.zeros(0, dtype=int)
+    return np.concatenate(out, axis=1), np.concatenate(owner)
+
+
+def _phi(G, w, cols):
+    return np.einsum("ik,ik->k", G @ cols, cols) + w @ cols
+
+
+def local_pricing(cone: Cone, G, w, *, keep: int, collect: float, width: int = 8) -> QuadraticPricing:
+    """Improving columns without a bound (N > ``EXHAUSTIVE_LIMIT``): the sets that define the
+    two-level and lift columns start from the prefixes of three letter orders (phi of the letter's
+    column 1/p_x e_x, w_x/p_x, G_xx/p_x^2) and improve by single-letter flips, the ``width`` best
+    sets per round, until no flip improves (at most 2N rounds). O(rounds width N^3).
+    ``bound`` is +inf: the caller bounds the pricing with :func:`relaxed_bound`."""
+    p, n = cone.prior, cone.n
+    G = np.asarray(G, dtype=float)
+    w = np.asarray(w, dtype=float)
+    keys = [np.diag(G) / p**2 + w / p, w / p, np.diag(G) / p**2]
+    tri = np.tril(np.ones((n, n), dtype=bool))  # prefix k: the first k + 1 letters
+    masks = np.concatenate([tri[np.argsort(np.argsort(-k))] for k in keys] + [np.eye(n, dtype=bool)], axis=1)
+    best_val, cands = -math.inf, {}
+    frontier = masks
+    for _ in range(2 * n):
+        frontier = np.unique(frontier, axis=1)
+        cols, owner = _members(cone, frontier)
+        v = _phi(G, w, cols)
+        vals = np.full(frontier.shape[1], -math.inf)
+        np.maximum.at(vals, owner, v)
+        for k in _top(np.where(v > collect, v, -np.inf), keep):
+            cands.setdefault(np.round(cols[:, k], 12).tobytes(), (float(v[k]), cols[:, k]))
+        order = np.argsort(-vals, kind="stable")[:width]
+        if vals[order[0]] <= best_val + 1e-14 * (1 + abs(best_val)):
+            break
+        best_val = float(vals[order[0]])
+        top = frontier[:, order]
+        flips = top[:, :, None] ^ np.eye(n, dtype=bool)[:, None, :]
+        frontier = np.concatenate([top, flips.reshape(n, -1)], axis=1)
+    entries = sorted(cands.values(), key=lambda e: -e[0])[:keep]
+    cols = np.array([c for _, c in entries]).T if entries else np.zeros((n, 0))
+    return QuadraticPricing(math.inf, cols, np.array([v for v, _ in entries]), False, {"local_max": best_val})
+
+
+def relaxed_bound(cone: Cone, G, w) -> float:
+    """An upper bound on max phi over the cross-section (any N), by the reformulation-linearisation
+    LP [sherali-adams1990] of the quadratic over the relaxation {0 <= r <= e^eps, P.r = 1} of the
+    cross-section (max_x r_x <= e^eps g(r) <= e^eps P.r): W_xy stands for r_x r_y with the
+    McCormick envelopes on [0, e^eps]^2 and sum_y P_y W_xy = r_x (P.r = 1 times r_x); HiGHS,
+    then a margin for the LP's tolerance. Valid up to that margin, not tight: the design is then not certified. One LP with N^2 + N
+    variables and about 4 N^2 rows."""
+    from scipy.optimize import linprog
+
+    p, n, E = cone.prior, cone.n, cone.E
+    G = np.asarray(G, dtype=float)
+    nw = n * n
+    xi, yi = np.divmod(np.arange(nw), n)
+    rows, cols, vals, rhs = [], [], [], []
+    r = 0
+    for a, b, cw, cr, cs, c0 in (  # cw W_xy + cr r_x + cs r_y <= c0
+            (xi, yi, 1.0, 0.0, -E, 0.0), (xi, yi, 1.0, -E, 0.0, 0.0), (xi, yi, -1.0, E, E, E * E)):
+        k = np.arange(nw) + r
+        rows += [k, k, k]
+        cols += [np.arange(nw), nw + a, nw + b]
+        vals += [np.full(nw, cw), np.full(nw, cr), np.full(nw, cs)]
+        rhs.append(np.full(nw, c0))
+        r += nw
+    a_ub = sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r, nw + n))
+    eq_rows = np.concatenate([xi, np.arange(n)])  # sum_y p_y W_xy - r_x = 0
+    eq_cols = np.concatenate([np.arange(nw), nw + np.arange(n)])
+    eq_vals = np.concatenate([p[yi], -np.ones(n)])
+    a_eq = sp.vstack([sp.coo_matrix((eq_vals, (eq_rows, eq_cols)), shape=(n, nw + n)),
+                      sp.coo_matrix((p, (np.zeros(n, dtype=int), nw + np.arange(n))), shape=(1, nw + n))])
+    b_eq = np.concatenate([np.zeros(n), [1.0]])
+    c = -np.concatenate([G.ravel(), np.asarray(w, dtype=float)])
+    res = linprog(c, A_ub=a_ub.tocsr(), b_ub=np.concatenate(rhs), A_eq=a_eq.tocsr(), b_eq=b_eq,
+                  bounds=[(0.0, E * E)] * nw + [(0.0, E)] * n, method="highs")
+    if res.status != 0:
+        return math.inf
+    value = -float(res.fun)
+    return value + 1e-7 * (1.0 + abs(value))  # HiGHS's feasibility tolerance, covered by a margin
+
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []
