@@ -42,7 +42,7 @@ from leakage.estimation.uncertainty import ball_min_columns
 from leakage.measures.information import entropy, mutual_information
 from leakage.validation import check_count, check_distribution, check_scalar, check_tolerance
 
-UTILITIES = ("mutual_information",)
+UTILITIES = ("mutual_information", "frequency_mse")
 METHODS = ("auto", "enumerate", "colgen", "labels")
 #: largest leakage (nats) above eps that the final exact check of a returned channel tolerates
 VERIFY_TOL = 1e-9
@@ -93,7 +93,13 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     ``privacy="ldp"``: eps-LDP ([kairouz2016]), beta must be 0.
     ``utility``: ``"mutual_information"`` (I(X;Y) under ``prior``, nats; at most N outputs, unused
     ones dropped) or an (N, N) array u[x, y] (expected utility sum_x P(x) sum_y P(y|x) u(x, y),
-    labels fixed, M = N).
+    labels fixed, M = N), or ``"frequency_mse"``: MINIMISE the per-record total variance
+    tr J^-1 - 1 of the best linear unbiased estimate of the histogram (records fixed,
+    :func:`leakage.estimation.frequency.frequency_mse`), by column generation over an SOCP master
+    (:mod:`~leakage.design.frequency`); then ``value`` is that variance, ``bound`` a certified LOWER
+    bound on the optimum, ``certified`` when value - bound <= tol (1 + value); eps > 0 (at eps = 0
+    no private channel identifies the frequencies); ``method`` "auto"/"colgen" or "enumerate"
+    (seeds the master with every vertex of a closed-form family).
 
     ``method``: ``"auto"`` (linear utilities with the known prior, LDP or beta <= 2 min P: label
     generation; otherwise enumeration up to ``ENUMERATE_LIMIT`` and column generation beyond),
@@ -134,6 +140,16 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
         raise ValueError(f"method must be one of {METHODS}, got {method!r}")
     budget, tol = _check_budget(max_iterations, max_nodes, max_seconds, tol, t0)
     warm = _check_warm_start(warm_start, p)
+    if isinstance(utility, str) and utility == "frequency_mse":
+        from leakage.design.frequency import design_frequency
+
+        if eps == 0.0:
+            raise ValueError("eps must be > 0 for utility='frequency_mse': at eps = 0 every private channel "
+                             "has identical rows and the frequencies are not identifiable")
+        if method == "labels":
+            raise ValueError("method='labels' needs a linear utility (an array); utility='frequency_mse' takes "
+                             "'auto', 'colgen' or 'enumerate'")
+        return design_frequency(p, eps, beta, privacy, method, budget, tol, warm, t0)
     return _design(p, eps, beta, privacy, u, method, budget, tol, warm, t0)
 
 

@@ -1,0 +1,168 @@
+"""utility="frequency_mse" of leakage.design.optimal_mechanism (leakage.design.frequency).
+
+The reference optimum is computed independently of the engine's master and pricing: every vertex
+of the normalised cross-section of the privacy cone (active-set brute force for N <= 4; the
+closed-form vertex families filtered by the exact cone test at N = 5), then the convex program
+min tr (sum_r theta_r r r^T)^-1 s.t. sum_r theta_r r = 1, theta >= 0 over ALL of them with cvxpy
+(``cp.tr_inv``, Clarabel). Instances are seeded families (prior ~ Dirichlet(1), eps and beta
+uniform), not chosen ones. Privacy is checked with an LP per column (ball) or the LDP ratio.
+"""
+
+import math
+
+import cvxpy as cp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from leakage.design import optimal_mechanism
+from leakage.design.cone import Cone
+from leakage.design.vertices import brute_force_vertices, enumerate_vertices
+from leakage.estimation.frequency import frequency_mse
+from leakage.estimation.uncertainty import ball_min_output_lp
+from leakage.measures.dp import ldp_epsilon, randomized_response
+from leakage.mechanisms.frequency_oracles import FrequencyOracle, oracle_mse
+from strategies import distributions
+
+
+#: the interior-point master's accuracy (Clarabel at 1e-10) limits the attainable gap to about 1e-8
+TOL = 1e-7
+
+
+def reference_vertices(cone):
+    """Every vertex of {r in K, P.r = 1}: brute force over active sets (N <= 4), else the closed-form
+    families with the members outside K (exact test, tolerance 1e-9) dropped."""
+    p = cone.prior
+    v = brute_force_vertices(cone) if cone.n <= 4 else enumerate_vertices(cone)
+    v = v / (p @ v)[None, :]
+    inside = v.max(axis=0) <= cone.E * cone.low(v) + 1e-9
+    return v[:, inside]
+
+
+def reference_optimum(cone):
+    """min tr J^-1 - 1 over every channel of K: cvxpy over all the vertices."""
+    v = reference_vertices(cone)
+    theta = cp.Variable(v.shape[1], nonneg=True)
+    j = sum(theta[k] * np.outer(v[:, k], v[:, k]) for k in range(v.shape[1]))
+    prob = cp.Problem(cp.Minimize(cp.tr_inv(j)), [v @ theta == 1])
+    prob.solve(solver="CLARABEL")
+    assert prob.status == "optimal"
+    return prob.value - 1.0
+
+
+def leakage_of(channel, prior, beta, privacy):
+    """The channel's leakage by an independent computation: the LDP ratio, or sup of PML over the
+    ball with an LP per column."""
+    if privacy == "ldp":
+        return ldp_epsilon(channel)
+    low = ball_min_output_lp(channel, prior, beta)
+    top = channel.max(axis=0)
+    used = top > 0
+    return math.inf if np.any(low[used] <= 0) else float(np.max(np.log(top[used] / low[used])))
+
+
+def instance(seed):
+    """Seeded family: N in 2..5, prior ~ Dirichlet(1), eps ~ U(0.2, 3), privacy cycling over the
+    known prior, a ball beta ~ U(0.02, 1.9) and LDP."""
+    rng = np.random.default_rng(seed)
+    n = 2 + seed % 4
+    p = rng.dirichlet(np.ones(n))
+    eps = float(rng.uniform(0.2, 3.0))
+    kind = ("box", "ball", "ldp")[seed % 3]
+    beta = float(rng.uniform(0.02, 1.9)) if kind == "ball" else 0.0
+    return p, eps, beta, "ldp" if kind == "ldp" else "pml"
+
+
+@pytest.mark.parametrize("seed", range(24))
+def test_agrees_with_vertex_enumeration_and_convex_program(seed):
+    p, eps, beta, privacy = instance(seed)
+    ref = reference_optimum(Cone.of(p, eps, beta, privacy))
+    d = optimal_mechanism(p, eps, privacy=privacy, beta=beta, utility="frequency_mse", tol=TOL)
+    assert d.utility == "frequency_mse"
+    assert d.value == pytest.approx(frequency_mse(d.channel, p), abs=1e-12)  # recomputed from the channel
+    assert d.certified
+    # the optimum within the two solvers' accuracy; the certified lower bound below it
+    assert d.value == pytest.approx(ref, rel=1e-6, abs=1e-8)
+    assert d.bound <= ref + 1e-6 * (1 + ref)
+    assert d.bound <= d.value
+    assert leakage_of(d.channel, p, beta, privacy) <= eps + 1e-8
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_enumerate_and_colgen_agree(seed):
+    p, eps, beta, privacy = instance(seed + 100)
+    a = optimal_mechanism(p, eps, privacy=privacy, beta=beta, utility="frequency_mse", method="colgen", tol=TOL)
+    b = optimal_mechanism(p, eps, privacy=privacy, beta=beta, utility="frequency_mse", method="enumerate", tol=TOL)
+    assert a.value == pytest.approx(b.value, rel=1e-7, abs=1e-10)
+    assert max(a.bound, b.bound) <= min(a.value, b.value) + 1e-9 * (1 + a.value)
+
+
+def test_binary_ldp_is_randomized_response():
+    """For N = 2 every eps-LDP channel is a garbling of binary randomized response, so RR is optimal;
+    its BLUE variance is the closed form of leakage.estimation.frequency."""
+    rng = np.random.default_rng(7)
+    for _ in range(5):
+        p = rng.dirichlet(np.ones(2))
+        eps = float(rng.uniform(0.1, 3.0))
+        d = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse")
+        assert d.value == pytest.approx(frequency_mse(randomized_response(2, eps), p), rel=1e-8)
+
+
+def test_identity_and_infinite_eps():
+    p = np.array([0.5, 0.3, 0.2])
+    for eps in (math.inf, -math.log(0.2) + 0.1):
+        d = optimal_mechanism(p, eps, utility="frequency_mse")
+        assert d.method == "identity" and d.certified
+        assert d.value == pytest.approx(0.0, abs=1e-12) and d.bound == 0.0
+
+
+def test_bad_input():
+    p = np.array([0.5, 0.5])
+    with pytest.raises(ValueError, match="eps must be > 0"):
+        optimal_mechanism(p, 0.0, utility="frequency_mse")
+    with pytest.raises(ValueError, match="method='labels'"):
+        optimal_mechanism(p, 1.0, utility="frequency_mse", method="labels")
+    with pytest.raises(ValueError, match="utility must be one of"):
+        optimal_mechanism(p, 1.0, utility="frequency")
+    with pytest.raises(ValueError, match="warm_start"):
+        optimal_mechanism(p, 0.5, privacy="ldp", utility="frequency_mse", warm_start=[np.eye(2)])
+
+
+def test_warm_start_is_never_worse():
+    rng = np.random.default_rng(3)
+    p = rng.dirichlet(np.ones(6))
+    rr = randomized_response(6, 1.0)
+    d = optimal_mechanism(p, 1.0, privacy="ldp", utility="frequency_mse", warm_start=[rr], max_iterations=1)
+    assert d.value <= frequency_mse(rr, p) + 1e-12
+    again = optimal_mechanism(p, 1.0, privacy="ldp", utility="frequency_mse", warm_start=[d], tol=TOL)
+    assert again.certified and again.value <= d.value + 1e-9 * (1 + d.value)
+
+
+def test_uncertified_run_says_what_limited_it():
+    rng = np.random.default_rng(11)
+    p = rng.dirichlet(np.ones(8))
+    d = optimal_mechanism(p, 1.0, beta=0.3, utility="frequency_mse", max_iterations=1, tol=1e-12)
+    assert d.bound <= d.value
+    if not d.certified:
+        assert d.stats["limited_by"] == "max_iterations"
+    assert leakage_of(d.channel, p, 0.3, "pml") <= 1.0 + 1e-8
+
+
+@settings(max_examples=12)
+@given(p=distributions(min_n=2, max_n=6), eps=st.floats(0.1, 3.0), beta=st.floats(0.0, 2.0),
+       privacy=st.sampled_from(["pml", "ldp"]))
+def test_invariants(p, eps, beta, privacy):
+    """value >= bound, privacy verified independently, and no worse than randomized response and
+    OUE decoded by their standard estimators (both are eps-LDP, hence in every cone of radius
+    beta <= 2 at the same eps)."""
+    beta = 0.0 if privacy == "ldp" else beta
+    d = optimal_mechanism(p, eps, privacy=privacy, beta=beta, utility="frequency_mse", tol=TOL)
+    assert d.bound <= d.value
+    assert d.value >= 0.0
+    assert leakage_of(d.channel, p, beta, privacy) <= eps + 1e-8
+    n = p.size
+    slack = 1e-7 * (1 + d.value)
+    assert d.value <= frequency_mse(randomized_response(n, eps), p) + slack
+    assert d.value <= oracle_mse(FrequencyOracle("oue", n, eps), p) + slack
+    assert d.value <= oracle_mse(FrequencyOracle("grr", n, eps), p) + slack
