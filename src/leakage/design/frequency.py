@@ -42,6 +42,10 @@ from leakage.design.vertices import channel_columns, enumerate_vertices, stairca
 from leakage.estimation.frequency import frequency_mse
 
 
+#: master columns whose weight is below this fraction of the largest leave the master
+_DROP = 1e-12
+
+
 def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) -> Solution:
     """The channel of least tr J^-1 - 1 over K with a certified lower bound (module docstring).
     ``start``: polished columns (N x K) that seed the master. ``Solution.bound`` is the LOWER bound
@@ -85,7 +89,8 @@ def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) -
             limited_by = "max_iterations" if final else "pricing"
             break
         new = cone.polish(new)
-        cols = np.concatenate([cols, new], axis=1)
+        # the master keeps its columns of positive weight (the bound prices every vertex anyway)
+        cols = np.concatenate([cols[:, theta > _DROP * theta.max()], new], axis=1)
         generated += new.shape[1]
     if not exact and value - best_bound > scale:
         # the local search found nothing more: bound the pricing by the relaxation at the last duals
