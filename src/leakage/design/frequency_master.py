@@ -2,7 +2,7 @@
 
 A channel is written as weights theta_r >= 0 on normalised rays r of the privacy cone (P.r = 1,
 sum_r theta_r r = 1, so channel[:, r] = theta_r r and the output distribution is q_r = theta_r).
-Its Fisher-type matrix J = channel diag(q)^-1 channel^T ([issue: docs/frequency-estimation.md],
+Its Fisher-type matrix J = channel diag(q)^-1 channel^T (docs/frequency-estimation.md,
 :func:`leakage.estimation.frequency.fisher_information`) is then J(theta) = sum_r theta_r r r^T,
 linear in theta, and the per-record total variance of the best linear unbiased estimate (records
 fixed) is tr J^-1 - 1. The master minimises tr J(theta)^-1 over the weights of the columns given

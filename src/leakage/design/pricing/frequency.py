@@ -24,9 +24,9 @@ floating-point margin is a true upper bound U (the bound of the design is then e
 O(2^N N (N + #T1)) time and O(2^N N) memory per call.
 
 Beyond ``EXHAUSTIVE_LIMIT`` (``local_pricing``): improving columns by local search (single-letter
-flips of the set of a two-level column, a lift vector's set, a light-top column's S and T1, from
-every singleton and the prefixes of the w/P order), and an upper bound U from a relaxation of the
-cross-section (:func:`relaxed_bound`), which is valid but not tight: the design is then not
+flips of the set of a two-level column or of a lift vector, from every singleton and the prefixes of
+three letter orders; the light-top family is not searched), and an upper bound U from a relaxation
+of the cross-section (:func:`relaxed_bound`), which is valid but not tight: the design is then not
 certified.
 """
 
@@ -302,10 +302,11 @@ def local_pricing(cone: Cone, G, w, *, keep: int, collect: float, width: int = 8
 
 def relaxed_bound(cone: Cone, G, w) -> float:
     """An upper bound on max phi over the cross-section (any N), by the reformulation-linearisation
-    LP [sherali-adams1990] of the quadratic over the relaxation {0 <= r <= e^eps, P.r = 1} of the
-    cross-section (max_x r_x <= e^eps g(r) <= e^eps P.r): W_xy stands for r_x r_y with the
-    McCormick envelopes on [0, e^eps]^2 and sum_y P_y W_xy = r_x (P.r = 1 times r_x); HiGHS,
-    then a margin for the LP's tolerance. Valid up to that margin, not tight: the design is then not certified. One LP with N^2 + N
+    LP (McCormick envelopes [mccormick1976]) of the quadratic over the relaxation
+    {0 <= r <= e^eps, P.r = 1} of the cross-section (max_x r_x <= e^eps g(r) <= e^eps P.r): W_xy
+    stands for r_x r_y with the McCormick envelopes on [0, e^eps]^2 and sum_y P_y W_xy = r_x
+    (P.r = 1 times r_x); HiGHS, then a margin for the LP's tolerance. Valid up to that margin, not
+    tight: the design is then not certified. One LP with N^2 + N
     variables and about 4 N^2 rows."""
     from scipy.optimize import linprog
 

@@ -1,4 +1,5 @@
-"""utility="frequency_mse" of leakage.design.optimal_mechanism (leakage.design.frequency).
+"""utility="frequency_mse" of leakage.design.optimal_mechanism (leakage.design.frequency; the file name
+test_frequency.py is tests/estimation's, and test basenames must be unique without packages).
 
 The reference optimum is computed independently of the engine's master and pricing: every vertex
 of the normalised cross-section of the privacy cone (active-set brute force for N <= 4; the

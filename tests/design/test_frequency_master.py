@@ -1,0 +1,45 @@
+"""leakage.design.frequency_master: the SOCP master of the estimation design against cvxpy's
+tr_inv over the same columns, and the exact row sums of the assembled channel."""
+
+import cvxpy as cp
+import numpy as np
+import pytest
+
+from leakage.design.cone import Cone
+from leakage.design.frequency_master import assemble, channel_of, solve_master
+from leakage.design.vertices import enumerate_vertices
+from leakage.estimation.frequency import frequency_mse
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_master_matches_cvxpy_and_weak_duality(seed):
+    rng = np.random.default_rng(seed)
+    n = 2 + seed % 4
+    p = rng.dirichlet(np.ones(n))
+    cone = Cone.of(p, float(rng.uniform(0.3, 2.5)), 0.0, "ldp" if seed % 2 else "pml")
+    cols = cone.polish(enumerate_vertices(cone))
+    theta = cp.Variable(cols.shape[1], nonneg=True)
+    j = sum(theta[k] * np.outer(cols[:, k], cols[:, k]) for k in range(cols.shape[1]))
+    prob = cp.Problem(cp.Minimize(cp.tr_inv(j)), [cols @ theta == 1])
+    prob.solve(solver="SCS", eps=1e-9)  # a different solver from the master's Clarabel
+    ms = solve_master(cols)
+    ch = channel_of(cols, ms.theta)
+    assert ch.sum(axis=1) == pytest.approx(np.ones(n), abs=1e-12)
+    value = frequency_mse(ch, p) + 1.0
+    # weak duality at the master's own dual point, over its own columns (U = max over them)
+    u = float(np.max(np.sum((ms.Z.T @ cols) ** 2, axis=0) + ms.w @ cols))
+    dual = 2 * np.trace(ms.Z) + ms.w.sum() - u
+    assert dual <= value + 1e-9 * value
+    assert value == pytest.approx(prob.value, rel=1e-5)
+    assert dual == pytest.approx(prob.value, rel=1e-5)
+
+
+def test_assemble_sums_rows_to_one():
+    rng = np.random.default_rng(5)
+    p = rng.dirichlet(np.ones(4))
+    cone = Cone.of(p, 1.0, 0.0, "ldp")
+    cols = np.concatenate([np.ones((4, 1)), cone.polish(rng.random((4, 9)) + 0.1), cone.polish(np.eye(4) + 0.4)],
+                          axis=1)
+    t, sup = assemble(cols, solve_master(cols).theta)
+    assert np.all(t > 0)
+    assert cols[:, sup] @ t == pytest.approx(np.ones(4), abs=1e-12)
