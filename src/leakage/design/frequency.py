@@ -44,6 +44,8 @@ from leakage.estimation.frequency import frequency_mse
 
 #: master columns whose weight is below this fraction of the largest leave the master
 _DROP = 1e-12
+#: columns the pricing returns per iteration, per letter
+_KEEP = 2
 
 
 def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) -> Solution:
@@ -73,7 +75,7 @@ def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) -
         G = Z @ Z.T
         base = 2.0 * float(np.trace(Z)) + float(w.sum()) - 1.0
         scale = tol * (1.0 + value)
-        keep = 2 * n
+        keep = _KEEP * n
         if exact:
             pr = exhaustive_pricing(cone, G, w, keep=keep, collect=scale / 4)
         else:
