@@ -56,7 +56,9 @@ class OptimalDesign:
 
     ``channel`` is N x M row-stochastic; ``value`` its utility (recomputed from ``channel``);
     ``bound`` >= the optimum over all feasible channels; ``certified`` when
-    bound - value <= tol (1 + |value|) for the ``tol`` of the call. ``columns``: the normalised rays
+    bound - value <= tol (1 + |value|) for the ``tol`` of the call. For ``utility="frequency_mse"``
+    (minimised) ``value`` is tr J^-1 - 1, ``bound`` <= the optimum, ``certified`` when
+    value - bound <= tol (1 + value), and ``gap`` is negative. ``columns``: the normalised rays
     (N x K, P.r = 1) of the final master with positive weight, for a later ``warm_start``.
     ``stats``: solver statistics (per-search bounds and nodes of the last pricing, and, when the
     design is not certified, ``limited_by``: what held the bound).
