@@ -120,3 +120,20 @@ def test_light_top_table_declines_too_many_top_sets():
     counts = np.concatenate([counts, [20]])
     p = counts / counts.sum()
     assert tables.light_top_table(counts, int(counts.sum()), p, -p, 1.0, 0.4, 4, -math.inf) is None
+
+
+def test_least_weight_without_each_letter_equals_a_programme_without_it():
+    rng = np.random.default_rng(9)
+    for _ in range(10):
+        n = int(rng.integers(2, 12))
+        counts = rng.integers(1, 30, size=n)
+        m = int(counts.sum())
+        w = rng.normal(size=n)
+        for f, (dp, steps) in enumerate(tables.least_weight_without_each(counts, w, m)):
+            others = np.array([x for x in range(n) if x != f])
+            np.testing.assert_allclose(dp, tables.least_weight_by_count(counts, w, others, m)[0], atol=1e-12)
+            assert sorted(x for x, _ in steps) == others.tolist()
+            for c in np.flatnonzero(np.isfinite(dp)):
+                mask = tables._rebuild_steps(steps, counts, int(c), n)
+                assert not mask[f] and counts[mask].sum() == c
+                assert w[mask].sum() == pytest.approx(dp[c], abs=1e-12)

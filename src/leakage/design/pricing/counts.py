@@ -10,10 +10,11 @@ the counts (O(N m) time, an N x (m + 1) table of choices to rebuild the sets) [t
 * two-level columns (staircases, heavy two-level columns): one programme over all letters, the
   value of every count in closed form;
 * lift vectors of a box (cap C: the known prior with C = e^eps, the ball's columns with minimum 0
-  and a heavy top with C = H): for every letter f that takes the fractional level, one programme
-  over the other letters; O(N^2 m);
+  and a heavy top with C = H): for every letter f that takes the fractional level, the programme
+  over the other letters, all N by divide and conquer in O(N log N m);
 * light-top three-level columns: every top set T1 among the letters lighter than beta/2 with
-  P(T1) < beta/2 is enumerated (when there are at most ``MAX_TOP_SETS`` of them), and for each one
+  P(T1) < beta/2 is enumerated (at most ``MAX_TOP_SETS``, and no more than ``MAX_TABLE_WORK``
+  letter-counts of programmes), and for each one
   programme over the other letters gives the least w(S minus T1) for every count of S.
 
 The maxima are exact (no relaxation, no tolerance), so with ``find`` as without, these searches
@@ -29,9 +30,11 @@ import numpy as np
 
 from leakage.design.bnb import SearchResult
 
-#: largest denominator m looked for, and the most light-top sets T1 enumerated
+#: largest denominator m looked for; the most light-top sets T1 enumerated, and the most
+#: letter-counts (sets x N x (m + 1)) their programmes may take, about a second
 MAX_DENOMINATOR = 1_000_000
 MAX_TOP_SETS = 4096
+MAX_TABLE_WORK = 200_000_000
 _MARGIN = 1e-12
 
 
@@ -85,8 +88,10 @@ def _result(values, rebuild_at, keep: int, collect: float) -> SearchResult:
     if not finite.any():
         return SearchResult(-math.inf, [], -math.inf, 0, False)
     best = float(values[finite].max())
-    order = np.argsort(-np.where(finite, values, -np.inf), kind="stable")
-    found = [rebuild_at(int(i)) for i in order[:keep] if finite[i] and values[i] > collect]
+    masked = np.where(finite, values, -np.inf)
+    top = np.argpartition(-masked, keep - 1)[:keep] if 0 < keep < masked.size else np.arange(masked.size)[:keep]
+    order = top[np.argsort(-masked[top], kind="stable")]
+    found = [rebuild_at(int(i)) for i in order if finite[i] and values[i] > collect]
     return SearchResult(best + _MARGIN * (1.0 + abs(best)), found, best, int(finite.sum()), False)
 
 
@@ -108,46 +113,95 @@ def two_level_table(counts, m, duals, levels, s_range, keep, collect) -> SearchR
     return _result(val, lambda i: rebuild(take, counts, letters, i, n), keep, collect)
 
 
+def _add_letter(dp, n_x: int, w_x: float):
+    """One step of the programme: the table with letter x (count n_x, dual w_x) allowed, and where it
+    is taken."""
+    cand = np.full(dp.size, np.inf)
+    if n_x < dp.size:
+        cand[n_x:] = dp[: dp.size - n_x] + w_x
+    better = cand < dp
+    return np.where(better, cand, dp), better
+
+
+def least_weight_without_each(counts, duals, m: int):
+    """For every letter f, the table of least dual sums by count c = 0..m (m may be below the total:
+    the table is then truncated) over the subsets of the other letters,
+    with the steps that rebuild them: divide and conquer over the letters (each half is added to the
+    table before recursing into the other), O(N log N m) instead of N separate programmes' O(N^2 m).
+    Returns a list over f of (table, steps), steps a list of (letter, taken) in the order added."""
+    n = counts.size
+    out = [None] * n
+    start = np.full(m + 1, np.inf)
+    start[0] = 0.0
+
+    def solve(lo, hi, dp, steps):
+        if hi - lo == 1:
+            out[lo] = (dp, steps)
+            return
+        mid = (lo + hi) // 2
+        for a, b, c, d in ((lo, mid, mid, hi), (mid, hi, lo, mid)):
+            table, added = dp, list(steps)
+            for x in range(c, d):  # the other half's letters go in
+                table, taken = _add_letter(table, int(counts[x]), float(duals[x]))
+                added.append((x, taken))
+            solve(a, b, table, added)
+
+    solve(0, n, start, [])
+    return out
+
+
+def _rebuild_steps(steps, counts, c: int, n_letters: int) -> np.ndarray:
+    mask = np.zeros(n_letters, bool)
+    for x, taken in reversed(steps):
+        if taken[c]:
+            mask[x] = True
+            c -= int(counts[x])
+    return mask
+
+
 def box_table(counts, m, prior, duals, cap, keep, collect) -> SearchResult:
-    """Lift vectors of {0 <= v <= cap, P.v = 1}: T at cap, one letter f fractional, the rest 0.
-    ``found``: columns."""
+    """Lift vectors of {0 <= v <= cap, P.v = 1}: T at cap, one letter f fractional, the rest 0
+    (``least_weight_without_each``). ``found``: columns."""
     n = counts.size
     logc = math.log(cap)
-    c = np.arange(m + 1)
-    best_vals, makers = [], []
+    top = min(m, math.floor(m / cap * (1 + 1e-12)))  # cap * P(T) <= 1: larger counts never take T
+    c = np.arange(top + 1)
+    without = least_weight_without_each(counts, duals, top) if n > 1 else [(np.r_[0.0, np.full(top, np.inf)], [])]
+    vals, where = [], []  # per letter f: its window of counts, where its level lies in [0, cap]
     for f in range(n):
-        letters = np.array([x for x in range(n) if x != f])
-        dp, take = least_weight_by_count(counts, duals, letters, m)
-        r = (1.0 - cap * c / m) / prior[f]  # the level of f
+        lo = max(0, math.ceil((1.0 - cap * prior[f]) * m / cap * (1 - 1e-12)) - 1)
+        cw = c[lo:]
+        dp = without[f][0][lo:]
+        r = (1.0 - cap * cw / m) / prior[f]  # the level of f
         ok = np.isfinite(dp) & (r >= 0.0) & (r <= cap)
         with np.errstate(divide="ignore", invalid="ignore"):
             term = np.where(r > 0, prior[f] * r * np.log(np.where(r > 0, r, 1.0)), 0.0) - duals[f] * r
-            val = cap * (c / m) * logc - cap * dp + term
-        val = np.where(ok, val, -np.inf)
-        best_vals.append(val)
-        makers.append((letters, take, r))
-    table = np.stack(best_vals)  # (f, c)
+            val = cap * (cw / m) * logc - cap * dp + term
+        vals.append(np.where(ok, val, -np.inf))
+        where.append(np.stack([np.full(cw.size, f), cw, ]))
+    table = np.concatenate(vals)
+    index = np.concatenate(where, axis=1)
 
-    def make(flat):
-        f, ci = divmod(flat, m + 1)
-        letters, take, r = makers[f]
-        col = np.where(rebuild(take, counts, letters, ci, n), cap, 0.0)
-        col[f] = min(max(r[ci], 0.0), cap)
+    def make(i):
+        f, ci = (int(v) for v in index[:, i])
+        col = np.where(_rebuild_steps(without[f][1], counts, ci, n), cap, 0.0)
+        col[f] = min(max((1.0 - cap * ci / m) / prior[f], 0.0), cap)
         return col
 
-    return _result(table.ravel(), make, keep, collect)
+    return _result(table, make, keep, collect)
 
 
 def light_top_table(counts, m, prior, duals, eps, half, keep, collect) -> SearchResult | None:
     """Light-top three-level columns (``leakage.design.vertices.light_top_column``) exactly, by
     enumerating the top sets T1 (letters lighter than beta/2, P(T1) < beta/2) and, for each, a
     programme over the other letters for S minus T1. None when there are more than
-    ``MAX_TOP_SETS`` top sets. ``found``: (T1, S) masks over the letters."""
+    ``MAX_TOP_SETS`` top sets or their programmes would exceed ``MAX_TABLE_WORK``.
+    ``found``: (T1, S) masks over the letters."""
     n = counts.size
     E = math.exp(eps)
     light = np.flatnonzero(prior < half)
     c1_max = math.ceil(half * m) - 1  # P(T1) < half
-    tops = _subsets_below(counts, light, c1_max, MAX_TOP_SETS)
+    tops = _subsets_below(counts, light, c1_max, min(MAX_TOP_SETS, MAX_TABLE_WORK // (n * (m + 1))))
     if tops is None:
         return None
     c = np.arange(m + 1)
