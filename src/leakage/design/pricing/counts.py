@@ -208,7 +208,6 @@ def light_top_table(counts, m, prior, duals, eps, half, keep, collect) -> Search
     s_min = half + 1.0 / E
     best = -math.inf
     entries = []  # (value, T1 mask, count of S, letters, take)
-    W_all = None
     for t1 in tops:
         c1 = int(counts[t1].sum())
         p1 = c1 / m
@@ -230,7 +229,6 @@ def light_top_table(counts, m, prior, duals, eps, half, keep, collect) -> Search
             for j in np.argsort(-val, kind="stable")[:keep]:
                 if np.isfinite(val[j]) and val[j] > collect:
                     entries.append((float(val[j]), t1, int(j), others, take))
-    del W_all
     if best == -math.inf:
         return SearchResult(-math.inf, [], -math.inf, len(tops), False)
     entries.sort(key=lambda e: -e[0])
