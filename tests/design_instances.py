@@ -48,3 +48,39 @@ def eps_half(rng, p):
     eps = float(rng.uniform(0.1, 4.0))
     half = float(rng.uniform(1.01 * p.min(), 0.45))
     return eps, half, math.exp(eps)
+
+
+def grid_prior(rng, n):
+    """An empirical prior counts / m (every count >= 1, m from n to 400), shaped like ``prior``."""
+    m = int(rng.integers(n, 400))
+    counts = 1 + rng.multinomial(m - n, prior(rng, n))
+    return counts / m, counts, m
+
+
+def heavy_columns(p, eps, half):
+    """Every heavy two-level column: low / H (1 + half low) on T, P(T) in [half, 1/H)."""
+    from leakage.design.vertices import subset_masks
+
+    E = math.exp(eps)
+    H = E / (1 + E * half)
+    masks = subset_masks(p.size)
+    s = p @ masks
+    ok = (s >= half) & (s < 1 / H)
+    s, masks = s[ok], masks[:, ok]
+    d = 1 - (1 - H * half) * s
+    lo, hi = (1 - H * s) / d, H * (1 + half - s) / d
+    return np.where(masks, hi, lo)
+
+
+def light_top_columns(p, eps, half):
+    """Every light-top three-level column, by 3^N enumeration of (T1, S minus T1, rest)."""
+    E = math.exp(eps)
+    codes = codes3(p.size)
+    t1, s = codes == 1, codes >= 1
+    p1, sig = t1 @ p, s @ p
+    k = E * (sig - half)
+    ok = (p1 < half) & (k >= 1) & ~s.all(axis=1)
+    with np.errstate(all="ignore"):
+        c = 1.0 / (k * p1 + sig - p1)
+        v = np.where(t1, (k * c)[:, None], np.where(s, c[:, None], 0.0))
+    return v[ok].T

@@ -1,11 +1,12 @@
 """Timings of the optimal-mechanism engine (leakage.design.optimal) against the baselines.
 
-Usage: python tools/design_benchmark.py [--quick] [--seconds S] [--only n14,ldp,ball,n200]
+Usage: python tools/design_benchmark.py [--quick] [--seconds S] [--only n14,ldp,ball,family,n200] [--draws K]
 
 Rows: N = 14 known prior (plain ray enumeration + one LP, column generation, and method="auto");
 eps-LDP at N = 42 / 74 (exact staircase pricing); the ball B_beta(P) at beta = beta*(1e-6, 48842, N),
 eps = 1, for heavy-tailed (Zipf-like, min mass ~2e-5) priors and for the Adult data set's
-native-country (N = 42, '?' kept) and age (N = 74) frequencies, with the route-(44) design beside;
+native-country (N = 42, '?' kept) and age (N = 74) frequencies, with the route-(44) design beside; the
+heavy-tailed family (seeded Dirichlet draws, clipped at 2e-5, eps in [0.1, 4]) at tol 1e-6;
 N = 200 linear utilities at beta = 1.5 min P (optimal_mechanism, i.e. label generation, vs the compact LP of
 design_mechanism). One table: case, method, N, value, bound, gap, certified, seconds; then ratios.
 The same rows go to a CSV (--csv, default docs/measurements/design-engine.csv) with a JSON beside
@@ -51,6 +52,15 @@ def adult_prior(column):
     return c / c.sum()
 
 
+def family_draws(n, draws, seed=18):
+    """The heavy-tailed family of the design engine's targets: Dirichlet(alpha) priors, alpha uniform
+    in [0.2, 1], clipped at 2e-5 and renormalised, with eps uniform in [0.1, 4] (seeded)."""
+    rng = np.random.default_rng([seed, n])
+    for _ in range(draws):
+        p = np.maximum(rng.dirichlet(np.full(n, rng.uniform(0.2, 1.0))), 2e-5)
+        yield p / p.sum(), float(rng.uniform(0.1, 4.0))
+
+
 HEAD = f"{'case':36s} {'method':11s} {'N':>4s} {'value':>13s} {'bound':>13s} {'gap':>9s} {'cert':>5s} {'seconds':>8s}"
 
 
@@ -75,7 +85,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="skip N = 74")
     ap.add_argument("--seconds", type=float, default=240.0, help="time limit per large design")
-    ap.add_argument("--only", default="", help="comma list of: n14,ldp,ball,n200")
+    ap.add_argument("--only", default="", help="comma list of: n14,ldp,ball,family,n200")
+    ap.add_argument("--draws", type=int, default=4, help="family: seeded priors per N")
     ap.add_argument("--csv", default=os.path.join(os.path.dirname(__file__), "..", "docs", "measurements", "design-engine.csv"),
                     help="where to write the rows (and a .json of the run beside it); '' for none")
     ap.add_argument("--note", default="", help="conditions of the run, for the .json (e.g. other jobs on the same cores)")
@@ -114,6 +125,17 @@ def main():
             row(f"MI route (44) b={beta:.4f} {name}", r.method, n, r.value, r.bound, r.certified, s)
             ratios.append(f"N={n} {name}: ball value - route (44) = {d.value - r.value:.3e}, "
                           f"ball value - LDP = {d.value - d.stats['ldp_value']:.3e}, ball gap {d.gap:.3e}")
+    if not only or "family" in only:
+        for n in sizes:
+            certified, seconds = 0, []
+            for k, (p, eps) in enumerate(family_draws(n, args.draws)):
+                beta = beta_star(1e-6, 48842, n)
+                d, s = timed(optimal_mechanism, p, eps, beta=beta, tol=1e-6, max_iterations=300)
+                row(f"MI ball family draw {k} eps={eps:.2f}", d.method, n, d.value, d.bound, d.certified, s)
+                certified += d.certified
+                seconds.append(s)
+            ratios.append(f"N={n} family: {certified}/{args.draws} certified at tol 1e-6, "
+                          f"seconds median {np.median(seconds):.1f}, max {max(seconds):.1f}")
     if not only or "n200" in only:
         n = 200
         p = np.random.default_rng(n).dirichlet(np.ones(n) * 5)

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 
@@ -68,6 +69,14 @@ class Cone:
     def E(self) -> float:
         """e^eps."""
         return math.exp(self.eps)
+
+    @cached_property
+    def grid(self):
+        """(counts, m) when the prior is counts / m (an empirical distribution), else None: the
+        pricing is then exact by dynamic programming over counts (``pricing.counts``)."""
+        from leakage.design.pricing.counts import grid_counts
+
+        return grid_counts(self.prior)
 
     @property
     def small_ball(self) -> bool:

@@ -5,22 +5,9 @@ import math
 import numpy as np
 import pytest
 
-from design_instances import codes3, duals, eps_half, prior, values
+from design_instances import duals, eps_half, light_top_columns, prior, values
 from leakage.design.pricing.light_top import light_top_search
 from leakage.design.vertices import lift_vectors
-
-
-def _light_top_columns(p, eps, half):
-    E = math.exp(eps)
-    codes = codes3(p.size)
-    t1, s = codes == 1, codes >= 1
-    p1, sig = t1 @ p, s @ p
-    k = E * (sig - half)
-    ok = (p1 < half) & (k >= 1) & ~s.all(axis=1)
-    with np.errstate(all="ignore"):
-        c = 1.0 / (k * p1 + sig - p1)
-        v = np.where(t1, (k * c)[:, None], np.where(s, c[:, None], 0.0))
-    return v[ok].T
 
 
 @pytest.mark.parametrize("seed", range(4))
@@ -31,7 +18,7 @@ def test_light_top_search_is_exact(seed):
         n = int(rng.integers(3, 9))
         p = prior(rng, n)
         eps, half, _ = eps_half(rng, p)
-        cols = _light_top_columns(p, eps, half)
+        cols = light_top_columns(p, eps, half)
         if cols.shape[1] == 0:
             continue
         w = duals(rng, p)

@@ -5,7 +5,7 @@ import math
 import numpy as np
 import pytest
 
-from design_instances import duals, eps_half, prior, values
+from design_instances import duals, eps_half, heavy_columns, prior, values
 from leakage.design.pricing.staircase import heavy_two_level_search, staircase_search
 from leakage.design.vertices import staircase_columns, subset_masks
 
@@ -32,19 +32,6 @@ def test_staircase_search_is_exact(seed):
             assert float(values(p, w, v)[0]) == pytest.approx(best, abs=1e-10)
 
 
-def _heavy_columns(p, eps, half):
-    """Every heavy two-level column: low / H (1 + half low) on T, P(T) in [half, 1/H)."""
-    E = math.exp(eps)
-    H = E / (1 + E * half)
-    masks = subset_masks(p.size)
-    s = p @ masks
-    ok = (s >= half) & (s < 1 / H)
-    s, masks = s[ok], masks[:, ok]
-    d = 1 - (1 - H * half) * s
-    lo, hi = (1 - H * s) / d, H * (1 + half - s) / d
-    return np.where(masks, hi, lo)
-
-
 @pytest.mark.parametrize("seed", range(4))
 def test_heavy_two_level_search_is_exact_and_its_columns_are_in_the_cone(seed):
     from leakage.design.cone import Cone
@@ -55,7 +42,7 @@ def test_heavy_two_level_search_is_exact_and_its_columns_are_in_the_cone(seed):
         n = int(rng.integers(3, 10))
         p = prior(rng, n)
         eps, half, E = eps_half(rng, p)
-        cols = _heavy_columns(p, eps, half)
+        cols = heavy_columns(p, eps, half)
         if cols.shape[1] == 0:
             continue
         cone = Cone(p, eps, "ball", half)

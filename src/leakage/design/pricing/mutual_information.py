@@ -28,10 +28,11 @@ import numpy as np
 
 from leakage.design.bnb import SearchResult
 from leakage.design.cone import Cone
+from leakage.design.pricing import counts as tables
 from leakage.design.pricing.box import box_search
 from leakage.design.pricing.light_top import light_top_search
 from leakage.design.pricing.staircase import heavy_two_level_search, staircase_search
-from leakage.design.vertices import staircase_columns
+from leakage.design.vertices import light_top_column, staircase_columns
 
 #: The searches of each cone, in the order they run.
 SEARCHES = {"box": ("box",), "ldp": ("staircase",), "ball": ("staircase", "box_top", "heavy_two_level", "light_top")}
@@ -86,29 +87,58 @@ def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find
     p, w, n = cone.prior, np.asarray(duals, dtype=float), cone.n
     kw = dict(tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target)
     results: dict[str, SearchResult] = {}
-    for name in SEARCHES[cone.kind]:
+    names = SEARCHES[cone.kind]
+    if cone.grid is not None:  # exact tables first: they are cheap and may hold improving columns
+        names = sorted(names, key=lambda k: k == "light_top")
+    for name in names:
+        res = _table(cone, w, name, keep=keep, collect=collect) if cone.grid is not None else None
         if name == "box":
-            res = box_search(p, w, cone.E, **kw)
+            res = res or box_search(p, w, cone.E, **kw)
             cols = res.found
         elif name == "box_top":
-            res = box_search(p, w, cone.top, **kw)
+            res = res or box_search(p, w, cone.top, **kw)
             cols = res.found
         elif name == "staircase":
-            res = staircase_search(p, w, cone.eps, **kw)
+            res = res or staircase_search(p, w, cone.eps, **kw)
             cols = list(staircase_columns(p, cone.eps, np.array(res.found).T).T) if res.found else []
         elif name == "light_top":
             box = results.get("box_top")
-            res = light_top_search(p, w, cone.eps, cone.half, **kw,
-                                   box_bound=box.bound if box is not None else math.inf)
-            cols = res.found
+            if res is None:
+                res = light_top_search(p, w, cone.eps, cone.half, **kw,
+                                       box_bound=box.bound if box is not None else math.inf)
+                cols = res.found
+            else:
+                cols = [_light_top(cone, t1, s) for t1, s in res.found]
         else:
-            res = heavy_two_level_search(p, w, cone.eps, cone.half, **kw)
+            res = res or heavy_two_level_search(p, w, cone.eps, cone.half, **kw)
             cols = [_heavy_column(cone, m) for m in res.found]
         results[name] = res
         if find and cols:
             return Pricing(math.inf, np.array(cols).T, results)
     bound = max((r.bound for r in results.values()), default=-math.inf)
     return Pricing(bound, np.zeros((n, 0)), results)
+
+
+def _table(cone: Cone, w, name: str, *, keep: int, collect: float):
+    """The exact table search of ``name`` for a prior on a grid (``pricing.counts``), or None."""
+    counts, m = cone.grid
+    p, eps, half = cone.prior, cone.eps, cone.half
+    if name in ("box", "box_top"):
+        return tables.box_table(counts, m, p, w, cone.E if name == "box" else cone.top, keep, collect)
+    if name == "staircase":
+        c = math.expm1(eps)
+        return tables.two_level_table(counts, m, w, lambda s: (1.0 / (1.0 + c * s), (1.0 + c) / (1.0 + c * s)),
+                                      (0.0, 1.0), keep, collect)
+    if name == "heavy_two_level":
+        H, kap = cone.top, 1.0 - cone.top * half
+        return tables.two_level_table(
+            counts, m, w, lambda s: ((1.0 - H * s) / (1.0 - kap * s), H * (1.0 + half - s) / (1.0 - kap * s)),
+            (half, 1.0 / H), keep, collect)
+    return tables.light_top_table(counts, m, p, w, eps, half, keep, collect)
+
+
+def _light_top(cone: Cone, t1, s):
+    return light_top_column(cone.prior, cone.half, cone.E, t1, s)
 
 
 def _heavy_column(cone: Cone, mask):
