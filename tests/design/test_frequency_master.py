@@ -43,3 +43,21 @@ def test_assemble_sums_rows_to_one():
     t, sup = assemble(cols, solve_master(cols).theta)
     assert np.all(t > 0)
     assert cols[:, sup] @ t == pytest.approx(np.ones(4), abs=1e-12)
+
+
+def test_warm_start_reaches_the_cold_optimum():
+    # the column-generation loop restarts the master from its previous point with new columns
+    # appended; the optimum over the enlarged set must not depend on that start (cvxpy/SCS reference)
+    rng = np.random.default_rng(11)
+    p = rng.dirichlet(np.ones(5))
+    cone = Cone.of(p, 1.0, 0.05, "pml")
+    cols = cone.polish(enumerate_vertices(cone))
+    first = solve_master(cols[:, ::2])
+    warm = solve_master(cols, first)
+    theta = cp.Variable(cols.shape[1], nonneg=True)
+    j = sum(theta[k] * np.outer(cols[:, k], cols[:, k]) for k in range(cols.shape[1]))
+    prob = cp.Problem(cp.Minimize(cp.tr_inv(j)), [cols @ theta == 1])
+    prob.solve(solver="SCS", eps=1e-9)
+    assert warm.status == "Solved"
+    assert frequency_mse(channel_of(cols, warm.theta), p) + 1.0 == pytest.approx(prob.value, rel=1e-5)
+    assert np.allclose(warm.Z, warm.Z.T)

@@ -18,15 +18,20 @@ dual feasible point w - U P, as P.r = 1). The master solves the best such (Z, w)
 
     max 2 tr Z + sum w   s.t.  |Z^T r|^2 <= -w.r  for every column r,
 
-a second-order cone program (one rotated cone per column: (1 - w.r, -1 - w.r, 2 Z^T r) in the
-Lorentz cone), with Clarabel [goulart2024]; the weights theta are the multipliers of its cones
-(theta_r = z_0 + z_1 of cone r, from the stationarity sum_r theta_r r = 1). This is the dual of the
-second-order cone form of A-optimal design [sagnol2011]. The (Z, w) it returns are also the dual
-point the pricing uses: the bound over all columns needs only a true upper bound U on the pricing
-maximum, so the solver's accuracy never enters it.
+a convex program with one quadratic constraint per column. It is solved by a primal-dual
+interior-point method written for it (Mehrotra's predictor-corrector [nocedal2006, Sec. 14.2 and Ch. 19] on
+the slacks s_r = -w.r - |Z r|^2 >= 0 and their multipliers): at the optimum Z = J(theta)^-1 is
+symmetric, so Z is kept symmetric (N(N+1)/2 + N unknowns), and the multipliers are the weights theta
+(stationarity: sum_r theta_r r = 1 and Z J + J Z = 2 I). The Newton matrix is
+G^T diag(theta/s) G + 2 [tr(dZ J dZ)] with G the K x (N(N+1)/2 + N) Jacobian of the slacks, so a
+step costs O(K N^4) rather than the O(K N^5) of a generic conic solver that sees each column's
+cone couple all N^2 entries of Z. The master of the previous column-generation iteration starts the
+next one (its (Z, w) and weights, slacks floored into the interior). This is the dual of the
+A-optimal design problem [sagnol2011]. The (Z, w) it returns are also the dual point the pricing
+uses: the bound over all columns needs only a true upper bound U on the pricing maximum, so the
+solver's accuracy never enters it.
 
-Complexity: one interior-point solve with N^2 + N variables and K cones of dimension N + 2
-(K columns), O(K N^2) nonzeros.
+Complexity: O(K N^4 + N^6) per Newton step, a few tens of steps per solve (fewer from a warm start).
 """
 
 from __future__ import annotations
@@ -34,10 +39,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 import scipy.sparse as sp
 
-#: Clarabel's stopping tolerances (relative gap and feasibility) of the master
-_TOL = 1e-10
+#: the master stops when its duality gap theta.s and its dual residual are below this, relative
+_TOL = 1e-9
+#: Newton steps of one master solve at most
+_MAX_STEPS = 200
 
 
 @dataclass(frozen=True)
@@ -53,49 +61,121 @@ class MasterSolution:
     status: str
 
 
-def solve_master(cols: np.ndarray) -> MasterSolution:
-    """The SOCP of the module docstring over the columns ``cols`` (N x K, each P.r = 1, spanning R^N
-    with a feasible theta: e.g. the columns of randomized response). RuntimeError when Clarabel
-    fails (a numerical failure: the caller stops with what it has)."""
-    import clarabel
+def _sym_basis(n: int) -> sp.csr_matrix:
+    """T (N^2 x N(N+1)/2): vec(Z) (row-major) = T z for the upper-triangle coordinates z of a
+    symmetric Z (entry (i, j), i <= j, stands for Z_ij = Z_ji)."""
+    iu, ju = np.triu_indices(n)
+    k = np.arange(iu.size)
+    rows = np.concatenate([iu * n + ju, (ju * n + iu)[iu != ju]])
+    cols = np.concatenate([k, k[iu != ju]])
+    return sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n * n, iu.size))
 
+
+def _trace_form(J, iu, ju, off):
+    """The matrix of the quadratic form tr(dZ J dZ) in the upper-triangle coordinates of a
+    symmetric dZ: with dZ = sum_k z_k (E_{i_k j_k} + [i_k != j_k] E_{j_k i_k}), the form
+    sum_{a,b,c} dZ_ab J_bc dZ_ac has entry sum over the (row, column) pairs of k and l sharing the row."""
+    eq = lambda a, b: (a[:, None] == b[None, :]).astype(float)  # noqa: E731
+    # (i, j) with (k, l): rows i = k -> J_jl; i = l -> J_jk (l's mirror); j = k -> J_il; j = l -> J_ik
+    return (eq(iu, iu) * J[np.ix_(ju, ju)] + off[None, :] * eq(iu, ju) * J[np.ix_(ju, iu)]
+            + off[:, None] * eq(ju, iu) * J[np.ix_(iu, ju)]
+            + off[:, None] * off[None, :] * eq(ju, ju) * J[np.ix_(iu, iu)])
+
+
+def _unpack(x, n, iu, ju):
+    d = iu.size
+    Z = np.zeros((n, n))
+    Z[iu, ju] = x[:d]
+    Z[ju, iu] = x[:d]
+    return Z, x[d:]
+
+
+def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_iterations: int = _MAX_STEPS,
+                 tol: float = _TOL) -> MasterSolution:
+    """The dual program of the module docstring over the columns ``cols`` (N x K, each P.r = 1,
+    spanning R^N with a feasible theta: e.g. the columns of randomized response), by a primal-dual
+    interior-point method (module docstring). ``start``: a solution whose columns are the first
+    ones of ``cols`` (the previous master of column generation): its (Z, w) and weights start the
+    iteration. Returns the last iterate with ``status`` "Solved" (gap and residuals below ``tol``)
+    or "max_iterations"; RuntimeError when a Newton system is singular (the caller stops with what
+    it has)."""
+    cols = np.asarray(cols, dtype=float)
     n, k = cols.shape
-    nz = n * n
-    # variables x = (vec Z row-major, w); objective min -(2 tr Z + sum w)
-    q = np.zeros(nz + n)
-    q[np.arange(n) * (n + 1)] = -2.0
-    q[nz:] = -1.0
-    # cone r (rows (N + 2) r ...): s0 = 1 - w.r, s1 = -1 - w.r, s_{2+j} = 2 (Z^T r)_j = 2 sum_i Z_ij r_i;
-    # s = b - A x, so A has r on w in rows 0 and 1 and -2 r_i at (2 + j, i N + j)
-    d = n + 2
-    rows_w = np.repeat(np.arange(k) * d, n)
-    cols_w = np.tile(nz + np.arange(n), k)
-    vals_w = cols.T.ravel()
-    ii, jj = np.meshgrid(np.arange(n), np.arange(n), indexing="ij")  # Z_ij
-    rows_z = (np.arange(k)[:, None, None] * d + 2 + jj[None, :, :]).ravel()
-    cols_z = np.broadcast_to((ii * n + jj)[None, :, :], (k, n, n)).ravel()
-    vals_z = (-2.0 * cols.T[:, :, None] * np.ones((1, 1, n))).ravel()
-    a = sp.csc_matrix(
-        (np.concatenate([vals_w, vals_w, vals_z]),
-         (np.concatenate([rows_w, rows_w + 1, rows_z]), np.concatenate([cols_w, cols_w, cols_z]))),
-        shape=(k * d, nz + n),
-    )
-    b = np.zeros(k * d)
-    b[0::d] = 1.0
-    b[1::d] = -1.0
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_rel = settings.tol_gap_abs = settings.tol_feas = _TOL
-    settings.max_threads = 1
-    solver = clarabel.DefaultSolver(sp.csc_matrix((nz + n, nz + n)), q, a, b, [clarabel.SecondOrderConeT(d)] * k,
-                                    settings)
-    sol = solver.solve()
-    status = str(sol.status)
-    if "Solved" not in status:
-        raise RuntimeError(f"optimal_mechanism(frequency_mse): master SOCP failed ({status}) on {k} columns")
-    x, z = np.asarray(sol.x), np.asarray(sol.z)
-    theta = np.maximum(z[0::d] + z[1::d], 0.0)
-    return MasterSolution(theta, x[:nz].reshape(n, n), x[nz:].copy(), float(-sol.obj_val), status)
+    iu, ju = np.triu_indices(n)
+    d = iu.size
+    off = (iu != ju).astype(float)
+    half = np.where(iu == ju, 0.5, 1.0)
+    rt = cols.T
+    c = np.concatenate([np.where(iu == ju, 2.0, 0.0), np.ones(n)])  # objective 2 tr Z + sum w
+
+    def constraint(x):
+        Z, w = _unpack(x, n, iu, ju)
+        u = rt @ Z  # row r: (Z r)^T, Z symmetric
+        g = -(rt @ w) - np.einsum("ij,ij->i", u, u)
+        # d g / d Z_ij (i <= j, Z_ij = Z_ji): -2 (u_i r_j + u_j r_i), halved on the diagonal
+        gz = -2.0 * half * (u[:, iu] * rt[:, ju] + u[:, ju] * rt[:, iu])
+        return g, np.concatenate([gz, -rt], axis=1)
+
+    if start is None:
+        x = np.concatenate([np.zeros(d), -np.ones(n)])
+        theta = np.full(k, 1.0 / k)
+    else:
+        x = np.concatenate([start.Z[iu, ju], start.w])
+        theta = np.full(k, 0.0)
+        theta[: start.theta.size] = start.theta
+    g, gm = constraint(x)
+    scale = 1.0 + float(np.max(np.abs(g)))
+    floor = 1e-4 * scale
+    s = np.maximum(g, floor)
+    theta = np.maximum(theta, floor / scale * float(np.max(theta, initial=1.0 / k)))
+    status = "max_iterations"
+    for _ in range(max_iterations):
+        rd = -c - gm.T @ theta  # gradient of the Lagrangian -c.x - theta.(g - s)
+        rp = g - s
+        mu = float(theta @ s) / k
+        obj = float(c @ x)
+        lim = tol * (1.0 + abs(obj))
+        if mu * k <= lim and np.max(np.abs(rd)) <= lim and np.max(np.abs(rp)) <= lim:
+            status = "Solved"
+            break
+        J = (cols * theta[None, :]) @ rt
+        H = (gm * (theta / s)[:, None]).T @ gm
+        H[:d, :d] += 2.0 * _trace_form(J, iu, ju, off)
+        try:
+            cho = scipy.linalg.cho_factor(H, check_finite=False)
+            solve = lambda rhs: scipy.linalg.cho_solve(cho, rhs, check_finite=False)  # noqa: E731
+        except (np.linalg.LinAlgError, ValueError):
+            # near the optimum theta / s spans many decades and rounding breaks definiteness: the
+            # symmetric eigendecomposition with the round-off eigenvalues clipped still descends
+            lam, vec = np.linalg.eigh(H)
+            lam = np.maximum(lam, 1e-14 * float(np.max(np.abs(lam))))
+            solve = lambda rhs: vec @ ((vec.T @ rhs) / lam)  # noqa: E731
+
+        def direction(rc):
+            dx = solve(-rd + gm.T @ ((rc - theta * rp) / s))
+            ds = gm @ dx + rp
+            return dx, ds, (rc - theta * ds) / s
+
+        def step(ds, dtheta):
+            with np.errstate(divide="ignore"):
+                a = np.concatenate([np.where(ds < 0, -s / ds, np.inf), np.where(dtheta < 0, -theta / dtheta, np.inf)])
+            return min(1.0, float(a.min()))
+
+        # Mehrotra's predictor-corrector
+        dx, ds, dtheta = direction(-theta * s)
+        a = step(ds, dtheta)
+        mu_aff = float((s + a * ds) @ (theta + a * dtheta)) / k
+        sigma = (mu_aff / mu) ** 3
+        dx, ds, dtheta = direction(sigma * mu - theta * s - ds * dtheta)
+        if not np.all(np.isfinite(dx)):
+            raise RuntimeError(f"optimal_mechanism(frequency_mse): master Newton step failed on {k} columns")
+        a = 0.99 * step(ds, dtheta)
+        x = x + a * dx
+        s = s + a * ds
+        theta = theta + a * dtheta
+        g, gm = constraint(x)
+    Z, w = _unpack(x, n, iu, ju)
+    return MasterSolution(np.maximum(theta, 0.0), Z, w.copy(), float(c @ x), status)
 
 
 def assemble(cols: np.ndarray, theta: np.ndarray, rel: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
