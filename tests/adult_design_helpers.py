@@ -32,6 +32,7 @@ SMALL = shipped("adult-design", {
     "attributes": ["sex", "income"], "eps": [1.0], "curve": {"n_eps": 2},
     "mc_attributes": ["sex"], "mc": {"m_min": 100, "n_m": 2, "iterations": 2},
     "heatmap": {"attribute": "sex", "eps": 1.0}, "release": {"eps": 1.0},
+    "frequency": {"repetitions": 20, "histogram_attribute": "sex", "histogram_eps": 1.0},
 })  # fmt: skip
 
 

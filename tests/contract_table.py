@@ -253,7 +253,19 @@ ARGS: dict = {
                                               "settings": ctx["settings"]["mi-dp"], "seed": 1},
     # experiments: adult-design (a study): its stages read the Adult sample and the stage outputs
     **{f"experiments.adult_design.figures.{f}": (lambda f: lambda ctx: {"settings": ctx["adult"]["settings"], "inputs": ctx["adult"]["inputs"]})(f)
-       for f in ("fig1", "fig2", "fig3", "fig4")},
+       for f in ("fig1", "fig2", "fig3", "fig4", "fig5")},
+    "experiments.adult_design.figures.fig6": lambda ctx: {"settings": ctx["adult"]["settings"], "inputs": ctx["adult"]["inputs"],
+                                                          "rng": np.random.default_rng(0)},
+    "experiments.adult_design.figures.frequency_claims": lambda ctx: {"table": ctx["adult"]["tables"]["fig5"], "engine_tol": 1e-6},
+    "experiments.adult_design.frequency.identifiable": {"channel": np.eye(2)},
+    "experiments.adult_design.frequency.mse_designs": lambda ctx: {"priors": ctx["adult"]["priors"], "mechanisms": ctx["adult"]["mechanisms"],
+                                                    "attribute": "sex", "settings": _ad(ctx, "eps", "delta", "engine", "frequency")},
+    "experiments.adult_design.frequency.estimate_release": lambda ctx: {"release": ctx["adult"]["release"], "mechanisms": ctx["adult"]["mechanisms"],
+                                                         "priors": ctx["adult"]["priors"], "attribute": "sex", "settings": _ad(ctx, "release")},
+    "experiments.adult_design.frequency.frequency_comparison": lambda ctx: {"priors": ctx["adult"]["priors"], "mechanisms": ctx["adult"]["all_mechanisms"],
+                                                             "attribute": "sex", "settings": _ad(ctx, "eps", "frequency"), "rng": np.random.default_rng(0)},
+    "experiments.adult_design.frequency.histogram_release": lambda ctx: {"priors": ctx["adult"]["priors"], "mechanisms": ctx["adult"]["all_mechanisms"],
+                                                          "settings": _ad(ctx, "frequency"), "rng": np.random.default_rng(0)},
     "experiments.adult_design.figures.check_claims": lambda ctx: {"tables": ctx["adult"]["tables"], "settings": ctx["adult"]["settings"],
                                        "inputs": {k: ctx["adult"]["inputs"][k] for k in ("priors", "mechanisms")}},
     "experiments.adult_design.figures.guarantee_claims": lambda ctx: {"priors": ctx["adult"]["priors"], "mechanisms": ctx["adult"]["mechanisms"]},
@@ -292,6 +304,7 @@ ADULT_DESIGN = shipped("adult-design", {
     "attributes": ["sex"], "eps": [1.0], "curve": {"eps_min": 0.5, "eps_max": 2.0, "n_eps": 2},
     "mc_attributes": ["sex"], "mc": {"m_min": 50, "m_max": 100, "n_m": 2, "iterations": 1},
     "heatmap": {"attribute": "sex", "eps": 1.0, "methods": ["pml", "ldp"]}, "release": {"eps": 1.0, "rng": "seeded"},
+    "frequency": {"repetitions": 5, "histogram_attribute": "sex", "histogram_eps": 1.0},
 })
 
 #: The figure functions (``FIGURES`` values) and claims checkers of the papers and studies.
@@ -737,14 +750,21 @@ def _adult_design(tmp: Path, table: pd.DataFrame) -> dict:
     priors = stages.estimate_priors(table, settings["attributes"])
     mechanisms, curve = stages.design_attribute(priors, "sex", settings)
     mc = stages.monte_carlo(table, "sex", settings, np.random.default_rng(0))
+    from leakage.experiments.adult_design import frequency as fq
+
+    all_mechanisms = pd.concat([mechanisms, fq.mse_designs(priors, mechanisms, "sex", settings)], ignore_index=True)
+    freq = fq.frequency_comparison(priors, all_mechanisms, "sex", settings, np.random.default_rng(0))
+    release = stages.release_attribute(table, mechanisms, "sex", settings, seed=1)
     inputs = {name: str(save_table(frame, tmp / f"{name}.csv"))
-              for name, frame in (("priors", priors), ("mechanisms", mechanisms), ("curve_sex", curve), ("mc_sex", mc))}
+              for name, frame in (("priors", priors), ("mechanisms", all_mechanisms), ("curve_sex", curve), ("mc_sex", mc),
+                                  ("frequency_sex", freq))}
     # read back as the pipeline does (the claims compare CSV round trips)
     read = {name: read_table(path) for name, path in inputs.items()}
-    tables = {fig: fn(settings, None, inputs) for fig, fn in study.FIGURES.items()}
+    tables = {fig: fn(settings, np.random.default_rng(0) if fig == "fig6" else None, inputs)
+              for fig, fn in study.FIGURES.items()}
     mech = stages.design("rr", [0.7, 0.3], 1.0, 0.0)
-    return {"settings": settings, "table": table, "priors": read["priors"], "mechanisms": read["mechanisms"],
-            "inputs": inputs, "tables": tables, "mech": mech}
+    return {"settings": settings, "table": table, "priors": read["priors"], "mechanisms": mechanisms,
+            "all_mechanisms": read["mechanisms"], "inputs": inputs, "tables": tables, "mech": mech, "release": release}
 
 
 def build_context(tmp: Path) -> dict:

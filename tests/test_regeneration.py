@@ -165,8 +165,9 @@ EXPECTED = {
         "optimal", "bnb", "cone", "vertices", "master", "colgen", "labels", "pricing/__init__", "pricing/box",
         "pricing/heuristic", "pricing/items", "pricing/light_top", "pricing/linear",
         "pricing/mutual_information", "pricing/staircase")},
-    "src/leakage/estimation/frequency.py": set(),  # library API, no figure uses it yet
-    "src/leakage/mechanisms/frequency_oracles.py": set(),  # library API, no figure uses it yet
+    # frequency estimation: no paper figure uses it (the adult-design study's frequency stages do)
+    "src/leakage/estimation/frequency.py": set(),
+    "src/leakage/mechanisms/frequency_oracles.py": set(),
     # one paper, split by figure where its figures use different modules
     "src/leakage/experiments/empirical_pml/bounds.py": _chain("empirical-pml", EPML_BOUNDS),
     "src/leakage/experiments/empirical_pml/noise.py": _chain("empirical-pml", EPML_NOISE),
@@ -265,6 +266,10 @@ def test_study_edits_rerun_only_the_study(study_job_inputs):
     assert stale and all(o.startswith(STUDY) for o in stale), sorted(stale)
     assert {STUDY + "mechanisms.csv", STUDY + "fig2.csv", STUDY + "claims.csv"} <= stale
     assert any(o.startswith(STUDY + "release/") for o in stale)
+    oracles = _stale_after_edit(study_job_inputs, "src/leakage/mechanisms/frequency_oracles.py")
+    assert {STUDY + "frequency.csv", STUDY + "fig5.csv", STUDY + "fig6.csv", STUDY + "claims.csv"} <= oracles
+    assert all(o.startswith(STUDY) for o in oracles), sorted(oracles)
+    assert any(o.startswith(STUDY + "estimates/") for o in _stale_after_edit(study_job_inputs, "src/leakage/estimation/frequency.py"))
     drawn = _stale_after_edit(study_job_inputs, "src/leakage/plots/adult_design.py")
     assert drawn and all(o.startswith(STUDY) and o.endswith((".pdf", ".png")) for o in drawn), sorted(drawn)
     for module in _library_modules():

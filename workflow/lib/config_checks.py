@@ -147,6 +147,16 @@ def _adult_design(config: dict, problems: list, data_table: Path) -> None:
         problems.append(f"{where}.methods: must include pml (the released mechanism), got {s['methods']}")
     if not set(h["methods"]) <= set(s["methods"]):
         problems.append(f"{where}.heatmap.methods: {h['methods']} must be among {where}.methods {s['methods']}")
+    fr = s["frequency"]
+    if fr["histogram_attribute"] not in s["attributes"]:
+        problems.append(f"{where}.frequency.histogram_attribute: {fr['histogram_attribute']!r} must be one of "
+                        f"{where}.attributes {s['attributes']}")  # fmt: skip
+    if fr["histogram_eps"] not in s["eps"]:
+        problems.append(f"{where}.frequency.histogram_eps: {fr['histogram_eps']} must be one of {where}.eps {s['eps']}")
+    designed = set(s["methods"]) | {"pml_mse", "ldp_mse", "oue", "olh"}
+    if not set(fr["histogram_methods"]) <= designed:
+        problems.append(f"{where}.frequency.histogram_methods: {fr['histogram_methods']} must be among {where}.methods "
+                        f"{s['methods']} or pml_mse, ldp_mse, oue, olh")  # fmt: skip
     _less(problems, f"{where}.curve", "eps_min", "eps_max", s["curve"])
     mc = s["mc"]
     if mc["m_max"] is not None:

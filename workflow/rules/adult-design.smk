@@ -8,7 +8,11 @@
 #   2. design    design_attribute   design/<attribute>.csv     one job per attribute (parallel,
 #                                          design/<attribute>_mi.csv  cluster-ready); fig2's curve
 #                design_gather  mechanisms.csv             gathered (cheap, local)
+#                design_mse_attribute design/<attribute>_mse.csv  pml_mse, ldp_mse (estimation-optimal), per attribute
 #   3. release   release_attribute     release/<attribute>.csv    column privatized by pml at release.eps
+#      estimate  estimate_release      estimates/<attribute>.csv  the histogram an analyst estimates from the release
+#      frequency frequency_attribute   frequency/<attribute>.csv  MSE/coverage over repeated releases, all methods
+#                frequency_gather      frequency.csv              gathered (fig5's table)
 #      Monte Carlo experiment_monte_carlo        mc/<attribute>.csv         per MC attribute, per iteration
 #   4. evaluate  the generic table -> plot -> claims rules (figures.smk):
 #
@@ -17,8 +21,10 @@
 #   fig2 -> fig2: exact I(X;Y) under the full-data P̂ vs eps, every attribute and method
 #   fig3 -> fig3: designed mechanisms as heatmaps (heatmap.attribute at heatmap.eps, pml | ldp)
 #   fig4 -> fig4: exact I(X;Y) of the exact optimum (pml) vs route (44) (pml_prop2) vs m
+#   fig5 -> fig5: MSE of the estimated histogram vs eps per attribute, every method (frequency.csv)
+#   fig6 -> fig6: one release of frequency.histogram_attribute, estimate and 95 % intervals vs truth
 #   claims.csv -> check_claims: orderings, guarantees verified without the engine, gain vs m, fig2 vs mechanisms.csv
-FIGURES["adult-design"] = ["fig1", "fig2", "fig3", "fig4"]
+FIGURES["adult-design"] = ["fig1", "fig2", "fig3", "fig4", "fig5", "fig6"]
 FIGURE_INPUTS[("adult-design", "fig1")] = {f"mc_{a}": f"results/adult-design/mc/{a}.csv" for a in _AD["mc_attributes"]}
 FIGURE_INPUTS[("adult-design", "fig4")] = FIGURE_INPUTS[("adult-design", "fig1")]
 FIGURE_INPUTS[("adult-design", "fig2")] = {
@@ -28,11 +34,18 @@ FIGURE_INPUTS[("adult-design", "fig3")] = {
     "priors": "results/adult-design/priors.csv",
     "mechanisms": "results/adult-design/mechanisms.csv",
 }
+FIGURE_INPUTS[("adult-design", "fig5")] = {
+    f"frequency_{a}": f"results/adult-design/frequency/{a}.csv" for a in _AD["attributes"]
+}
+FIGURE_INPUTS[("adult-design", "fig6")] = FIGURE_INPUTS[("adult-design", "fig3")]
 CLAIMS_INPUTS["adult-design"] = FIGURE_INPUTS[("adult-design", "fig3")]
 EXTRA_TARGETS["adult-design"] = [
     "results/adult-design/priors.csv",
     "results/adult-design/mechanisms.csv",
-] + [f"results/adult-design/release/{a}.csv" for a in _AD["attributes"]]
+    "results/adult-design/frequency.csv",
+] + [f"results/adult-design/release/{a}.csv" for a in _AD["attributes"]] + [
+    f"results/adult-design/estimates/{a}.csv" for a in _AD["attributes"]
+]
 
 
 wildcard_constraints:
@@ -41,6 +54,7 @@ wildcard_constraints:
 
 localrules:
     design_gather,
+    frequency_gather,
 
 
 rule estimate_priors:
@@ -86,9 +100,33 @@ rule design_attribute:
         "../scripts/adult_design_attribute.py"
 
 
+rule design_mse_attribute:
+    input:
+        priors="results/adult-design/priors.csv",
+        mechanisms="results/adult-design/design/{attribute}.csv",
+        code=script_code("adult_design_mse.py"),
+    output:
+        mechanisms="results/adult-design/design/{attribute}_mse.csv",
+    params:
+        settings=_ad("eps", "delta", "engine", "frequency"),
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    log:
+        "logs/adult-design/{attribute}_mse.log",
+    benchmark:
+        "benchmarks/adult-design/{attribute}_mse.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/adult_design_mse.py"
+
+
 rule design_gather:
     input:
-        parts=expand("results/adult-design/design/{attribute}.csv", attribute=_AD["attributes"]),
+        parts=expand(
+            "results/adult-design/design/{attribute}{part}.csv", attribute=_AD["attributes"], part=["", "_mse"]
+        ),
     output:
         mechanisms="results/adult-design/mechanisms.csv",
     resources:
@@ -147,3 +185,68 @@ rule experiment_monte_carlo:
         ENV
     script:
         "../scripts/adult_design_mc.py"
+
+
+rule estimate_release:
+    input:
+        release="results/adult-design/release/{attribute}.csv",
+        mechanisms="results/adult-design/design/{attribute}.csv",
+        priors="results/adult-design/priors.csv",
+        code=script_code("adult_design_estimates.py"),
+    output:
+        estimates="results/adult-design/estimates/{attribute}.csv",
+    params:
+        settings=_ad("release"),
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    log:
+        "logs/adult-design/{attribute}_estimates.log",
+    benchmark:
+        "benchmarks/adult-design/{attribute}_estimates.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/adult_design_estimates.py"
+
+
+rule frequency_attribute:
+    input:
+        priors="results/adult-design/priors.csv",
+        mechanisms="results/adult-design/design/{attribute}.csv",
+        mse="results/adult-design/design/{attribute}_mse.csv",
+        code=script_code("adult_design_frequency.py"),
+    output:
+        frequency="results/adult-design/frequency/{attribute}.csv",
+    params:
+        settings=_ad("eps", "frequency"),
+        seed=config["seed"],
+    resources:
+        mem_mb=2000,
+        runtime=10,
+    log:
+        "logs/adult-design/{attribute}_frequency.log",
+    benchmark:
+        "benchmarks/adult-design/{attribute}_frequency.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/adult_design_frequency.py"
+
+
+rule frequency_gather:
+    input:
+        parts=expand("results/adult-design/frequency/{attribute}.csv", attribute=_AD["attributes"]),
+    output:
+        frequency="results/adult-design/frequency.csv",
+    resources:
+        mem_mb=500,
+        runtime=5,
+    log:
+        "logs/adult-design/frequency.log",
+    benchmark:
+        "benchmarks/adult-design/frequency.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/adult_design_gather.py"

@@ -7,8 +7,10 @@ import numpy as np
 from leakage.plots.style import color, label, new_figure
 
 #: Colours and labels of the study's methods (the shared ones for pml and ldp).
-_COLORS = {"pml_prop2": "#17becf", "rr": "#9467bd"}
-_LABELS = {"pml_prop2": "PML, route (44)", "rr": "randomized response"}
+_COLORS = {"pml_prop2": "#17becf", "rr": "#9467bd", "pml_mse": "#d62728", "ldp_mse": "#2ca02c", "oue": "#8c564b",
+           "olh": "#e377c2"}
+_LABELS = {"pml_prop2": "PML, route (44)", "rr": "randomized response", "pml_mse": "PML, MSE-optimal",
+           "ldp_mse": "LDP, MSE-optimal", "oue": "OUE", "olh": "OLH"}
 
 
 def _c(method):
@@ -104,4 +106,37 @@ def fig4(table, settings):
     return fig
 
 
-PLOTS = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4}
+def fig5(table, settings):
+    fig, panels = _attribute_panels(table)
+    for ax, attribute, part in panels:
+        for method, g in part.groupby("method", sort=False):
+            g = g.sort_values("eps")
+            ax.plot(g["eps"], g["mse"], marker="o", ms=3, color=_c(method), label=_l(method))
+            ax.plot(g["eps"], g["mse_theory"], ls=":", color=_c(method))
+        ax.set_yscale("log")
+        ax.set_xlabel("eps [nats]")
+        ax.set_ylabel("MSE of the histogram (sum over categories)")
+        ax.set_title(f"{attribute}, m = {int(part['m'].iloc[0])} (dotted: formula)")
+        ax.legend(fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+def fig6(table, settings):
+    methods = list(dict.fromkeys(table["method"]))
+    fig, axes = new_figure(ncols=len(methods), figsize=(5.5 * len(methods), 4.5))
+    for ax, method in zip(axes[0], methods):
+        part = table[table["method"] == method]
+        x = np.arange(len(part))
+        ax.bar(x, part["true_frequency"], color="#cccccc", label="truth")
+        err = np.vstack([part["estimate"] - part["lower"], part["upper"] - part["estimate"]])
+        ax.errorbar(x, part["estimate"], yerr=err, fmt="o", ms=3, color=_c(method), label="estimate, 95 % interval")
+        ax.set_xticks(x, part["category"], rotation=90, fontsize=6)
+        ax.set_ylabel("frequency")
+        ax.set_title(f"{_l(method)}: {part['attribute'].iloc[0]}, eps = {part['eps'].iloc[0]:g}")
+        ax.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+PLOTS = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5, "fig6": fig6}

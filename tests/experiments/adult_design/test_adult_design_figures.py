@@ -31,9 +31,9 @@ def test_claims_detect_a_mechanism_that_breaks_its_guarantee():
     mechs = pd.concat([_rows("a", method, c) for method, c in (
         ("pml", np.eye(3)), ("ldp", randomized_response(3, 2.0)), ("rr", randomized_response(3, 1.0)))], ignore_index=True)
     verdict = {c.claim: c for c in study.guarantee_claims(priors, mechs)}
-    assert not verdict["sup of PML on B_beta(P̂) <= eps (pml, pml_prop2)"].holds  # identity leaks log(1/0.15)
-    assert not verdict["LDP ratio <= eps (ldp, rr)"].holds  # rr at eps 2 labelled eps 1
-    assert "a/ldp/eps=1" in verdict["LDP ratio <= eps (ldp, rr)"].detail
+    assert not verdict["sup of PML on B_beta(P̂) <= eps (pml, pml_prop2, pml_mse)"].holds  # identity leaks log(1/0.15)
+    assert not verdict["LDP ratio <= eps (ldp, ldp_mse, rr)"].holds  # rr at eps 2 labelled eps 1
+    assert "a/ldp/eps=1" in verdict["LDP ratio <= eps (ldp, ldp_mse, rr)"].detail
     fig2 = pd.DataFrame({"attribute": "a", "method": ["rr"], "eps": [1.0], "mi": [0.9], "feasible": [True]})
     assert not study.consistency_claim(priors, mechs, fig2, [1.0]).holds
 

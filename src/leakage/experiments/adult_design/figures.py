@@ -21,10 +21,12 @@ import numpy as np
 import pandas as pd
 
 from leakage.claims import check
+from leakage.experiments.adult_design.frequency import histogram_release
 from leakage.measures.dp import ldp_epsilon
 from leakage.experiments.adult_design.stages import (
     ENGINE_FAILED,
     METHODS,
+    SECTION_KEYS,
     channel_from_rows,
     check_settings,
     prior_of,
@@ -48,6 +50,13 @@ FIG1_COLUMNS = ["attribute", "method", "eps", "m", "mi_mean", "mi_std", "mi_exac
 FIG2_COLUMNS = ["attribute", "method", "eps", "mi", "feasible", "reason", "certified", "bound"]
 FIG3_COLUMNS = ["attribute", "method", "eps", "x", "y", "probability", "x_category", "y_category"]
 FIG4_COLUMNS = ["attribute", "eps", "m", "mi_exact", "mi_prop2", "mi_exact_std", "mi_prop2_std", "prop2_feasible", "reason"]
+
+FIG5_COLUMNS = ["attribute", "method", "eps", "m", "mse", "mse_theory", "coverage", "repetitions", "mse_stderr"]
+
+#: How many standard errors of the repetitions' mean the empirical MSE may lie from its formula.
+MSE_SIGMAS = 4.0
+#: The range the coverage of the 95 % intervals must lie in.
+COVERAGE_RANGE = (0.93, 0.97)
 
 #: Numerical slack of the claims (nats): the design engine solves convex programs to ~1e-9.
 TOL = 1e-7
@@ -138,7 +147,23 @@ def fig4(settings, rng, inputs):
     return pd.DataFrame(rows, columns=FIG4_COLUMNS)
 
 
-FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4}
+def fig5(settings, rng, inputs):
+    """MSE of the estimated histogram vs eps per attribute, every method of the frequency comparison
+    (``frequency.csv``, gathered from the per-attribute jobs: :mod:`~leakage.experiments.adult_design.frequency`)."""
+    check_settings(check_figure_call(settings, rng, inputs, rng_optional=True), tuple(SECTION_KEYS))
+    return _gather(inputs, "frequency_")[FIG5_COLUMNS]
+
+
+def fig6(settings, rng, inputs):
+    """What the analyst sees: one release of ``frequency.histogram_attribute`` through each of
+    ``frequency.histogram_methods`` at ``frequency.histogram_eps``, its estimate and 95 % intervals
+    against the truth (:func:`~leakage.experiments.adult_design.frequency.histogram_release`)."""
+    check_settings(check_figure_call(settings, rng, inputs), tuple(SECTION_KEYS))
+    priors, mechs = read_table(check_input_file(inputs, "priors")), read_table(check_input_file(inputs, "mechanisms"))
+    return histogram_release(priors, mechs, settings, rng)
+
+
+FIGURES = {"fig1": fig1, "fig2": fig2, "fig3": fig3, "fig4": fig4, "fig5": fig5, "fig6": fig6}
 
 
 # --------------------------------------------------------------------------- claims
@@ -174,8 +199,8 @@ def _order_claims(figure: str, table: pd.DataFrame, value: str, keys: list[str],
 
 def guarantee_claims(priors: pd.DataFrame, mechanisms: pd.DataFrame, tol: float = TOL) -> list:
     """Every mechanism of ``mechanisms.csv`` meets its guarantee, checked without the engine:
-    pml and pml_prop2: sup of PML on B_beta(P̂) = C(channel, B_beta(P̂)) <= eps [empirical-pml,
-    eq. (23)], closed form (Appendix B) and LP; ldp and rr: the LDP ratio <= eps; every channel
+    pml, pml_prop2 and pml_mse: sup of PML on B_beta(P̂) = C(channel, B_beta(P̂)) <= eps [empirical-pml,
+    eq. (23)], closed form (Appendix B) and LP; ldp, ldp_mse and rr: the LDP ratio <= eps; every channel
     row-stochastic."""
     check_frame(priors, "priors", columns=("attribute", "category", "count"))
     check_frame(mechanisms, "mechanisms", columns=("attribute", "method", "eps", "beta", "x", "y", "probability"), empty=True)
@@ -191,7 +216,7 @@ def guarantee_claims(priors: pd.DataFrame, mechanisms: pd.DataFrame, tol: float 
             n_bad_rows += 1
             bad_rows.append(f"{attribute}/{method}/eps={eps}: max |row sum - 1| = {row_err:.2g}")
         label = f"{attribute}/{method}/eps={eps:g}"
-        if method in ("pml", "pml_prop2"):
+        if method in ("pml", "pml_prop2", "pml_mse"):
             beta = float(rows["beta"].iloc[0])
             leak = max(
                 local_leakage_capacity_on_ball(c, p_hat, beta, method="closed_form"),
@@ -207,7 +232,8 @@ def guarantee_claims(priors: pd.DataFrame, mechanisms: pd.DataFrame, tol: float 
         check("mechanisms", "every mechanism is row-stochastic", n_bad_rows == 0,
               f"{n_bad_rows} not row-stochastic" + (": " + "; ".join(bad_rows[:5]) if bad_rows else "")),
     ]  # fmt: skip
-    for kind, what in (("pml", "sup of PML on B_beta(P̂) <= eps (pml, pml_prop2)"), ("ldp", "LDP ratio <= eps (ldp, rr)")):
+    for kind, what in (("pml", "sup of PML on B_beta(P̂) <= eps (pml, pml_prop2, pml_mse)"),
+                      ("ldp", "LDP ratio <= eps (ldp, ldp_mse, rr)")):
         excess, where = worst[kind]
         out.append(check("mechanisms", what, excess <= tol,
                          f"{count[kind]} mechanisms; largest leakage - eps = {excess:.3g} nats at {where}"
@@ -258,6 +284,48 @@ def gain_claims(fig1_table: pd.DataFrame) -> list:
     return out
 
 
+def frequency_claims(table: pd.DataFrame, engine_tol: float) -> list:
+    """fig5's claims: the empirical MSE agrees with its formula within ``MSE_SIGMAS`` standard errors
+    of the repetitions' mean (``mse_stderr``); the 95 % intervals cover the truth in a fraction within
+    ``COVERAGE_RANGE`` (per method, pooled over attributes and eps; the range over rows in the
+    detail); in theory (``mse_theory``) pml_mse has the least MSE of all methods and ldp_mse at most
+    that of rr, oue, olh and ldp at every attribute and eps (every eps-LDP channel, the oracles'
+    included, lies in the engine's eps-LDP cone, and every such channel is eps-PML on the ball; the
+    oracles' standard estimators are unbiased, so their MSE is at least their channels' best one),
+    up to the engine's relative gap ``engine_tol`` (an uncertified design may fail it: the detail
+    names it)."""
+    check_frame(table, "table", columns=FIG5_COLUMNS)
+    engine_tol = check_tolerance(engine_tol, "engine_tol")
+    out = []
+    z = (table["mse"] - table["mse_theory"]).abs() / table["mse_stderr"]
+    bad = table[z > MSE_SIGMAS]
+    out.append(check("fig5", f"empirical MSE agrees with its formula within {MSE_SIGMAS:g} standard errors of the "
+                     "repetitions' mean, every attribute, method and eps", bad.empty,
+                     f"{len(bad)} of {len(table)} rows outside; largest {float(z.max()):.2f} standard errors"
+                     + "".join(f"; {r.attribute}/{r.method}/eps={r.eps:g}: {r.mse:.3g} vs {r.mse_theory:.3g}"
+                               for r in bad.head(5).itertuples())))  # fmt: skip
+    low, high = COVERAGE_RANGE
+    for method, g in table.groupby("method", sort=False):
+        n = len(g)
+        pooled = float(np.average(g["coverage"], weights=g["repetitions"]))
+        out.append(check("fig5", f"{method}: coverage of the 95 % intervals within [{low}, {high}] (pooled over attributes "
+                         "and eps)", low <= pooled <= high,
+                         f"pooled {pooled:.4f} over {n} rows; per row {g['coverage'].min():.3f} to {g['coverage'].max():.3f}"))  # fmt: skip
+    wide = table.pivot_table(index=["attribute", "eps"], columns="method", values="mse_theory", aggfunc="first")
+    for best, others in (("pml_mse", [m for m in wide.columns if m != "pml_mse"]), ("ldp_mse", ["rr", "oue", "olh", "ldp"])):
+        if best not in wide:
+            continue
+        others = [m for m in others if m in wide]
+        excess = wide[best].to_numpy()[:, None] - (1 + engine_tol) * wide[others].to_numpy()
+        worst = np.where(np.isnan(excess), -np.inf, excess)
+        bad = np.argwhere(worst > 0)
+        where = "; ".join(f"{wide.index[i][0]}/eps={wide.index[i][1]:g} vs {others[j]}" for i, j in bad[:5])
+        out.append(check("fig5", f"{best} has an MSE (formula) at or below {', '.join(others)} at every attribute and eps",
+                         bad.size == 0, f"{len(bad)} violations of {int(np.isfinite(excess).sum())} comparisons"
+                         + (f": {where}" if where else "")))  # fmt: skip
+    return out
+
+
 def engine_claim(figure: str, table: pd.DataFrame) -> object:
     """Every design the engine was asked for succeeded (no row with reason ENGINE_FAILED)."""
     if not isinstance(figure, str) or not figure:
@@ -296,6 +364,8 @@ def check_claims(tables, settings, rng=None, inputs=None):
         d = t4["mi_exact"] - t4["mi_prop2"]
         out.append(check("fig4", "pml >= pml_prop2 (route (44)) at every attribute and m", (d >= -TOL).all(),
                          f"{int((d < -TOL).sum())} of {len(d)} violate; " + _worst(d, t4[["attribute", "m"]])))  # fmt: skip
+    if "fig5" in tables and len(tables["fig5"]):
+        out += frequency_claims(tables["fig5"], check_settings(settings, ("engine",))["engine"]["tol"])
     if inputs and "priors" in inputs and "mechanisms" in inputs:
         priors, mechs = read_table(check_input_file(inputs, "priors")), read_table(check_input_file(inputs, "mechanisms"))
         out += guarantee_claims(priors, mechs)
@@ -304,4 +374,5 @@ def check_claims(tables, settings, rng=None, inputs=None):
     return out
 
 
-__all__ = ["FIGURES", "METHODS", "check_claims", "guarantee_claims", "consistency_claim", "gain_claims"]
+__all__ = ["FIGURES", "METHODS", "check_claims", "guarantee_claims", "consistency_claim", "gain_claims",
+           "frequency_claims"]

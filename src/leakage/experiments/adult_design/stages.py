@@ -85,7 +85,13 @@ SECTION_KEYS = {
     "mc": ("eps", "m_min", "m_max", "n_m", "iterations", *ENGINE_KEYS),
     "heatmap": ("attribute", "eps", "methods"),
     "release": ("eps", "rng"),
+    "frequency": ("repetitions", "large_max_iterations", "histogram_attribute", "histogram_eps", "histogram_methods"),
 }  # fmt: skip
+
+#: The methods of the frequency comparison (``frequency.histogram_methods`` picks from them):
+#: the MI designs and rr (decoded by the best linear unbiased estimate), the estimation-optimal
+#: designs and the LDP frequency oracles (``leakage.experiments.adult_design.frequency``).
+FREQUENCY_METHODS = METHODS + ("pml_mse", "ldp_mse", "oue", "olh")
 
 
 def _fail(key: str, message: str):
@@ -208,6 +214,18 @@ def check_settings(settings: Mapping, required=()) -> dict:
         h["eps"] = _check_eps(h["eps"], "heatmap.eps")
         if not set(h["methods"]) <= set(METHODS) or not h["methods"]:
             _fail("heatmap.methods", f"must be a non-empty list from {list(METHODS)}, got {h['methods']!r}")
+    if "frequency" in s:
+        fr = s["frequency"]
+        for key, low in (("repetitions", 2), ("large_max_iterations", 1)):
+            v = fr[key]
+            if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= MAX_POINTS:
+                _fail(f"frequency.{key}", f"must be an integer in [{low}, {MAX_POINTS}], got {v!r}")
+        fr["histogram_attribute"] = _check_attributes([fr["histogram_attribute"]], "frequency.histogram_attribute")[0]
+        fr["histogram_eps"] = _check_eps(fr["histogram_eps"], "frequency.histogram_eps")
+        hm = fr["histogram_methods"]
+        if isinstance(hm, str) or not isinstance(hm, (list, tuple)) or not hm or not set(hm) <= set(FREQUENCY_METHODS):
+            _fail("frequency.histogram_methods", f"must be a non-empty list from {list(FREQUENCY_METHODS)}, got {hm!r}")
+        fr["histogram_methods"] = list(hm)
     if "release" in s:
         r = s["release"]
         r["eps"] = _check_eps(r["eps"], "release.eps")
