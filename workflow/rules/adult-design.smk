@@ -11,8 +11,8 @@
 #                design_mse_attribute design/<attribute>_mse.csv  pml_mse, ldp_mse (estimation-optimal), per attribute
 #   3. release   release_attribute     release/<attribute>.csv    column privatized by pml at release.eps
 #      estimate  estimate_release      estimates/<attribute>.csv  the histogram an analyst estimates from the release
-#      frequency frequency_attribute   frequency/<attribute>.csv  MSE/coverage over repeated releases, all methods
-#                frequency_gather      frequency.csv              gathered (fig5's table)
+#      frequency experiment_frequency   frequency/<attribute>.csv  MSE/coverage over repeated releases, all methods
+#                experiment_frequency_gather      frequency.csv              gathered (fig5's table)
 #      Monte Carlo experiment_monte_carlo        mc/<attribute>.csv         per MC attribute, per iteration
 #   4. evaluate  the generic table -> plot -> claims rules (figures.smk):
 #
@@ -54,7 +54,7 @@ wildcard_constraints:
 
 localrules:
     design_gather,
-    frequency_gather,
+    experiment_frequency_gather,
 
 
 rule estimate_priors:
@@ -210,7 +210,7 @@ rule estimate_release:
         "../scripts/adult_design_estimates.py"
 
 
-rule frequency_attribute:
+rule experiment_frequency:
     input:
         priors="results/adult-design/priors.csv",
         mechanisms="results/adult-design/design/{attribute}.csv",
@@ -234,7 +234,7 @@ rule frequency_attribute:
         "../scripts/adult_design_frequency.py"
 
 
-rule frequency_gather:
+rule experiment_frequency_gather:
     input:
         parts=expand("results/adult-design/frequency/{attribute}.csv", attribute=_AD["attributes"]),
     output:
