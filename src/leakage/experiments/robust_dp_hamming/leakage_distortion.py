@@ -305,7 +305,7 @@ def min_distortion_dp(points, eps):
     p = check_source_set(points)
     eps = check_epsilon(eps)
     d, q, _ = _MinDistortionLP(p).solve(eps)
-    return d, q
+    return min(max(d, 0.0), 1.0), q  # a distortion: the LP's rounding (e.g. -1.6e-16 at D_min = 0) clipped
 
 
 def dp_mechanism(points, distortion, eps):
