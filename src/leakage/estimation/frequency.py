@@ -317,7 +317,14 @@ def estimate_frequencies_from_counts(
     m = int(counts.sum())
     q_hat = counts[used] / m
     if prior is None:
-        q_weights = (counts[used] + PSEUDO_COUNT) / (m + PSEUDO_COUNT * int(used.sum()))
+        # two steps: the reports' own output distribution (half a count added per output) gives a
+        # first estimate; the weights are then the output distribution that estimate implies, kept
+        # positive (C^T of the estimate clipped at 0 plus half a record per category): N numbers
+        # instead of one noisy count per output (docs/frequency-estimation.md)
+        q0 = (counts[used] + PSEUDO_COUNT) / (m + PSEUDO_COUNT * int(used.sum()))
+        f0 = _linear_estimator(c, used, q0) @ q_hat
+        g = np.maximum(f0, 0.0) + PSEUDO_COUNT / m
+        q_weights = (g / g.sum()) @ c[:, used]
     else:
         p = check_distribution(prior)
         if p.size != n_in:
