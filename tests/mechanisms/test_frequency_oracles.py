@@ -246,7 +246,7 @@ def test_per_record_clients_have_the_exact_mse(name):
     assert abs(sq.mean() - theory) < 5 * sq.std() / math.sqrt(sq.size), (sq.mean(), theory)
 
 
-@pytest.mark.parametrize("name", ["grr", "oue"])
+@pytest.mark.parametrize("name", ["grr", "oue", "olh"])
 def test_the_fast_sampler_agrees_with_the_per_record_client(name):
     """Support counts from the exact fast sampler (multinomial / binomial counts) and from the
     per-record client: per category the same mean and variance, both the exact ones (5 standard
@@ -268,11 +268,16 @@ def test_the_fast_sampler_agrees_with_the_per_record_client(name):
         assert np.all(fast.sum(axis=1) == n) and np.all(slow.sum(axis=1) == n)
 
 
-def test_olh_sampler_simulates_per_record():
+def test_olh_supports_of_different_categories_are_uncorrelated_per_record():
+    """The fast OLH sampler draws the categories' support counts independently (the ideal hash
+    family's model): the per-record client's counts of different categories are uncorrelated
+    (2,000 releases: every correlation within 5 standard errors, 1 / sqrt(2000) each)."""
     oracle = FrequencyOracle("olh", K, EPS)
-    a = oracle_sample_support_counts(oracle, VALUE_COUNTS, np.random.default_rng(9))
-    b = oracle_support_counts(oracle, oracle_perturb(oracle, _values(), np.random.default_rng(9)))
-    np.testing.assert_array_equal(a, b)
+    rng = np.random.default_rng(9)
+    slow = np.array([oracle_support_counts(oracle, oracle_perturb(oracle, _values(), rng)) for _ in range(2000)])
+    corr = np.corrcoef(slow.T)
+    off = corr[~np.eye(K, dtype=bool)]
+    assert np.all(np.abs(off) < 5 / math.sqrt(2000)), off
 
 
 def test_coverage_of_the_oracle_intervals():

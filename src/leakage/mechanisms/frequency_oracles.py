@@ -273,9 +273,14 @@ def oracle_sample_support_counts(oracle, value_counts, rng) -> np.ndarray:
     ``grr``: the output counts, sum_v Multinomial(n_v, row v of the randomized-response channel)
     (:func:`leakage.mechanisms.release.channel_output_counts`, O(k^2)). ``oue``: the bits are
     independent given the records, so ``S_v ~ Binomial(n_v, p) + Binomial(m - n_v, q)``
-    independently (O(k)). ``olh`` and ``ss``: the supports of one report are dependent across
-    categories, so the reports are simulated per record (:func:`oracle_perturb`, vectorised) and
-    counted, O(m k).
+    independently (O(k)). ``olh``: with the hash drawn from a family that maps the categories
+    independently and uniformly into [g) (the model of [wang2017]'s variance), a report supports its
+    own value with probability p and every other value with probability 1/g = q, independently of
+    each other whichever hash value was reported, so ``S_v`` is again ``Binomial(n_v, p) +
+    Binomial(m - n_v, q)`` (O(k)); the simulated reports of :func:`oracle_perturb` (seeded xxhash)
+    agree with it in the tests. ``ss``: the supports of one report are dependent across categories
+    (a fixed-size subset), so its reports are simulated per record (:func:`oracle_perturb`,
+    vectorised) and counted, O(m k).
     """
     oracle = _check_oracle(oracle)
     k = oracle.n_categories
@@ -283,7 +288,7 @@ def oracle_sample_support_counts(oracle, value_counts, rng) -> np.ndarray:
     rng = check_rng(rng)
     if oracle.name == "grr":
         return channel_output_counts(randomized_response(k, oracle.eps), counts, rng)
-    if oracle.name == "oue":
+    if oracle.name in ("oue", "olh"):
         m = int(counts.sum())
         return (rng.binomial(counts, oracle.p) + rng.binomial(m - counts, oracle.q)).astype(np.int64)
     values = np.repeat(np.arange(k), counts)
