@@ -99,3 +99,27 @@ def test_a_spent_budget_still_bounds_the_family():
             continue
         res = _search(counts, m, p, w, 0.3, half, max_nodes=1)
         assert res.bound >= float(np.max(values(p, w, cols))) - 1e-12
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_one_heavy_letter_and_many_light_ones_close_in_few_nodes(seed):
+    # native-country's shape: one letter holding 90 % of the records, ten light ones, a small
+    # eps (k near 1), duals like a master's (light letters cheap, the heavy one dear): S must hold
+    # the heavy letter, so relaxation A alone pairs a large T1 with an S that has few light records;
+    # relaxation B pairs them consistently and the search closes at once
+    rng = np.random.default_rng(950 + seed)
+    for _ in range(3):
+        light = 1 + rng.multinomial(int(rng.integers(150, 400)), rng.dirichlet(np.full(10, 0.5)))
+        counts = np.concatenate([[int(9 * light.sum())], light])
+        m = int(counts.sum())
+        p = counts / m
+        half = float(rng.uniform(0.3, 0.9)) * light.sum() / m
+        eps = float(rng.uniform(0.1, 0.3))
+        w = p * np.concatenate([[rng.uniform(0.05, 0.15)], rng.uniform(-0.9, -0.75, size=10)])
+        ref = tables.light_top_table(counts, m, p, w, eps, half, 1, -math.inf)
+        assert ref is not None and ref.best > -math.inf
+        w = _lifted(p, w, ref.best, rng)
+        ref = tables.light_top_table(counts, m, p, w, eps, half, 1, -math.inf)
+        res = _search(counts, m, p, w, eps, half, max_nodes=25)
+        assert not res.exhausted
+        assert res.bound == pytest.approx(ref.bound, abs=1e-9 * (1 + abs(ref.bound)))

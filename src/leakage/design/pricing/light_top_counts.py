@@ -120,10 +120,9 @@ class _Grid:
         sig = (cs / m)[:, None]
         k = s.E * (sig - s.half)
         p1, w1 = self.p1[None, :], self.w1[None, :]
-        ia = cs[:, None] - self.fc + 0 * self.c1[None, :]
         ib = cs[:, None] - self.c1[None, :]
         ok = ib >= 0
-        wa = self.fw + self.l12[np.clip(ia, 0, self.l12.size - 1)]
+        wa = self.fw + self.l12[cs - self.fc][:, None]
         wb = w1 + self.l12[np.clip(ib, 0, self.l12.size - 1)]
         d = sig + (k - 1.0) * p1
         with np.errstate(invalid="ignore"):
@@ -141,7 +140,7 @@ class _Grid:
         klo, khi = s.E * (slo - s.half), s.E * (shi - s.half)
         p1, w1 = self.p1[None, :], self.w1[None, :]
         # w(S) >= the larger of A's and B's least sums over the block
-        wa = self.fw + self.win[starts - self.fc][:, None] + 0 * p1
+        wa = self.fw + self.win[starts - self.fc][:, None]
         ib = starts[:, None] - self.c1[None, :]
         wb = np.where(ib >= 0, w1 + self.win[np.clip(ib, 0, None)], -np.inf)
         wmin = np.maximum(wa, wb)
