@@ -291,7 +291,7 @@ def min_distortion_at_max_leakage(joint, distortion_measure, eps) -> Solution:
 def min_max_leakage(joint, distortion_measure, distortion, *, tol: float = 1e-5) -> Solution:
     """Minmax information leakage min_{p(U|Y)} max_u H(S) - H(S|U=u) s.t. E d(Y, U) <= distortion, nats.
 
-    Seed 004, Definition 4 (27)-(28), solved as in Theorem 2: bisection (to ``tol`` nats) on the
+    [statistical-inference] Definition 4 (27)-(28), solved as in Theorem 2: bisection (to ``tol`` nats) on the
     leakage level eps in [0, H(S)] of the convex program (29)-(32), whose minimum distortion is
     non-increasing in eps. ``Solution.leakage`` is the smallest feasible level found (within tol).
     """
