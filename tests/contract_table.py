@@ -183,19 +183,19 @@ ARGS: dict = {
     "experiments.worst_case_pml.figures.check_claims": lambda ctx: {
         "tables": ctx["tables"]["worst-case-pml"], "settings": ctx["settings"]["worst-case-pml"]},
     # experiments: statistical-inference
-    **{f"experiments.statistical_inference.programs.{m}": {"distortion": 0.3} for m in (
-        "min_average_leakage", "min_average_leakage_joint_access", "rate_distortion_convex", "min_max_leakage",
-        "min_max_leakage_deterministic")},
-    "experiments.statistical_inference.programs.check_distortion": {"rows": 3},
-    "experiments.statistical_inference.programs.min_max_leakage": {"distortion": 0.3, "tol": 1e-3},
-    "experiments.statistical_inference.programs.min_max_leakage_deterministic": {"distortion": 0.3, "tol": 1e-3},
-    "experiments.statistical_inference.programs.min_max_leakage_curve": {"tol": 1e-3},
-    "experiments.statistical_inference.programs.counting_query_prior": {"p": 0.3},
-    "experiments.statistical_inference.programs.counting_query_joint": {"p": 0.3},
-    "experiments.statistical_inference.programs.geometric_epsilon_for_distortion": {
+    **{f"experiments.statistical_inference.{m}": {"distortion": 0.3} for m in (
+        "convex.min_average_leakage", "convex.min_average_leakage_joint_access", "convex.rate_distortion_convex",
+        "convex.min_max_leakage", "corollary2.min_max_leakage_deterministic")},
+    "experiments.statistical_inference.common.check_distortion": {"rows": 3},
+    "experiments.statistical_inference.convex.min_max_leakage": {"distortion": 0.3, "tol": 1e-3},
+    "experiments.statistical_inference.corollary2.min_max_leakage_deterministic": {"distortion": 0.3, "tol": 1e-3},
+    "experiments.statistical_inference.corollary2.min_max_leakage_curve": {"tol": 1e-3},
+    "experiments.statistical_inference.counting_query.counting_query_prior": {"p": 0.3},
+    "experiments.statistical_inference.counting_query.counting_query_joint": {"p": 0.3},
+    "experiments.statistical_inference.theorem4.geometric_epsilon_for_distortion": {
         "prior_y": [0.3, 0.3, 0.2, 0.2], "distortion": 0.3,
         "distortion_measure": [[(y - u) ** 2 for u in range(4)] for y in range(4)]},
-    **{f"experiments.statistical_inference.programs.{m}": {"n": 4, "k": 2} for m in (
+    **{f"experiments.statistical_inference.theorem4.{m}": {"n": 4, "k": 2} for m in (
         "comb_prior", "theorem4_lower_bound", "theorem4_exact_leakage")},
     **{f"experiments.statistical_inference.figures.{f}": (lambda f: lambda ctx: {
         "settings": ctx["settings"]["statistical-inference"][f]})(g)
@@ -282,8 +282,7 @@ ARGS: dict = {
     "experiments.adult_design.stages.prior_of": lambda ctx: {"priors": ctx["adult"]["priors"], "attribute": "sex"},
     "experiments.adult_design.stages.design": {"method": "rr", "p_hat": [0.7, 0.3], "eps": 1.0, "beta": 0.1, "budget": None},
     "experiments.adult_design.stages.designs_at": {"methods": ["rr", "ldp"], "p_hat": [0.7, 0.3], "eps": 1.0, "beta": 0.1,
-                                                  "budget": {"tol": 1e-6, "max_iterations": 20, "max_nodes": None},
-                                                  "previous": None},
+                                                  "budget": {"tol": 1e-6, "max_iterations": 20, "max_nodes": None}},
     "experiments.adult_design.stages.mechanism_rows": lambda ctx: {"attribute": "sex", "mech": ctx["adult"]["mech"], "delta": 1e-6},
     "experiments.adult_design.stages.channel_from_rows": lambda ctx: {"rows": ctx["adult"]["mechanisms"].iloc[:4], "n_symbols": 2},
     "experiments.adult_design.stages.design_attribute": lambda ctx: {"priors": ctx["adult"]["priors"], "attribute": "sex",
@@ -791,6 +790,10 @@ def build_context(tmp: Path) -> dict:
 
 # ----------------------------------------------------------------------------- the table
 
+#: The modules of statistical-inference's programs (all but its figures), for the rules on all of them.
+SI_PROGRAMS = tuple(f"experiments.statistical_inference.{m}" for m in (
+    "common", "measures", "convex", "corollary2", "counting_query", "information_privacy", "theorem4"))
+
 RULES: list = [
     # ------------------------------------------------------------ labels and vectorised functions
     Accept("*", "name", None, "a label used in messages only: any value is accepted",
@@ -1068,27 +1071,27 @@ RULES: list = [
            "eps -> inf: the identity, I(Y;U) = H(comb prior) = log(1 + n/k), bound log(1 + n/k) - log 2",
            check=lambda out, kw, fn: close(out.mi_exact, np.log1p(out.n / out.k)) and close(
                out.mi_lower_bound, np.log1p(out.n / out.k) - math.log(2))),
-    Accept("experiments.statistical_inference.programs.check_distortion", "distortion_measure", ("short", "huge"),
+    Accept("experiments.statistical_inference.common.check_distortion", "distortion_measure", ("short", "huge"),
            "a 3 x 2 measure, and a huge finite entry, are valid", check=equals(lambda kw: kw["distortion_measure"])),
-    Accept("experiments.statistical_inference.programs.expected_distortion", "distortion_measure", ("huge",), "sum p(y) p(u|y) d(y, u)",
+    Accept("experiments.statistical_inference.measures.expected_distortion", "distortion_measure", ("huge",), "sum p(y) p(u|y) d(y, u)",
            check=equals(lambda kw: float(np.asarray(kw["prior_y"]) @ (np.asarray(kw["channel"]) * np.asarray(kw["distortion_measure"])).sum(axis=1)))),
-    Accept("experiments.statistical_inference.programs.*", ("distortion", "distortions"), ("inf", "huge"),
+    Accept(tuple(f"{m}.*" for m in SI_PROGRAMS), ("distortion", "distortions"), ("inf", "huge"),
            "a budget beyond D0 = min_u sum_y p(y) d(y, u): the best constant release, leakage 0",
            check=lambda out, kw, fn, base_out: (out.leakage <= 1e-6 if not isinstance(out, list) else
                                                  out[0].leakage <= 1e-6 and close([x.leakage for x in out[1:]],
                                                                                  [x.leakage for x in base_out[1:]], atol=1e-4))
            or "expected leakage 0 at the infinite budget, the other budgets as in the valid call"),
-    Accept("experiments.statistical_inference.programs.*_curve", "distortions", ("short",), "one budget: the curve's first point",
+    Accept(tuple(f"{m}.*_curve" for m in SI_PROGRAMS), "distortions", ("short",), "one budget: the curve's first point",
            check=lambda out, kw, fn, base_out: len(out) == 1 and abs(out[0].leakage - base_out[0].leakage) < 1e-4),
-    Accept("experiments.statistical_inference.programs.*", "distortion_measure", ("short", "huge"),
+    Accept(tuple(f"{m}.*" for m in SI_PROGRAMS), "distortion_measure", ("short", "huge"),
            "a 3 x 2 distortion measure (|U| = 2), or one with a huge finite entry: a valid program",
            check=lambda out, kw, fn: _solutions_ok(out, kw)),
-    Accept("experiments.statistical_inference.programs.theorem4_lower_bound", ("n", "eps"), ("huge", "inf"), "(1 - e^(-k eps/2)) log(1 + n/k) - log 2",
+    Accept("experiments.statistical_inference.theorem4.theorem4_lower_bound", ("n", "eps"), ("huge", "inf"), "(1 - e^(-k eps/2)) log(1 + n/k) - log 2",
            check=equals(lambda kw: -math.expm1(-kw["k"] * kw["eps"] / 2) * math.log1p(kw["n"] / kw["k"]) - math.log(2))),
-    Accept("experiments.statistical_inference.programs.theorem4_exact_leakage", "eps", ("inf", "huge"), "the identity: I = H(comb prior) = log(1 + n/k)",
+    Accept("experiments.statistical_inference.theorem4.theorem4_exact_leakage", "eps", ("inf", "huge"), "the identity: I = H(comb prior) = log(1 + n/k)",
            check=equals(lambda kw: math.log1p(kw["n"] / kw["k"]))),
-    Accept("experiments.statistical_inference.programs.truncated_geometric_channel", "eps", ("inf", "huge"), "the identity", check=identity_matrix),
-    Accept("experiments.statistical_inference.programs.zeta_distribution", "cond_entropy", ("short",), "e^H / sum e^H",
+    Accept("experiments.statistical_inference.theorem4.truncated_geometric_channel", "eps", ("inf", "huge"), "the identity", check=identity_matrix),
+    Accept("experiments.statistical_inference.corollary2.zeta_distribution", "cond_entropy", ("short",), "e^H / sum e^H",
            check=equals(lambda kw: [math.exp(h) / sum(map(math.exp, kw["cond_entropy"])) for h in kw["cond_entropy"]])),
     # ------------------------------------------------------------ worst-case-pml
     Accept("experiments.worst_case_pml.figures.counting_query", ("settings.eps_step", "settings.repetitions"), None,

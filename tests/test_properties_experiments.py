@@ -18,7 +18,9 @@ from test_properties_measures import assert_clear_error
 from leakage.experiments.empirical_pml.adult import first_m_counts, nested_flip_counts
 from leakage.experiments.robust_dp_hamming import leakage_distortion as rdh
 from leakage.experiments.robust_dp_hamming.source_sets import distortion_threshold
-from leakage.experiments.statistical_inference import programs as si
+from leakage.experiments.statistical_inference.counting_query import counting_query_prior
+from leakage.experiments.statistical_inference.information_privacy import information_privacy_implications
+from leakage.experiments.statistical_inference.theorem4 import truncated_geometric_channel
 from leakage.experiments.worst_case_pml import programs as wc
 from leakage.experiments.worst_case_pml.utility import worst_case_order
 from leakage.measures.dp import ldp_epsilon
@@ -92,7 +94,7 @@ def test_proposition_1_makes_randomized_response_eps_pml(prior, eps):
 
 @given(st.integers(1, 30), st.floats(0.0, 1.0))
 def test_counting_query_prior_is_the_binomial(n, p):
-    got = si.counting_query_prior(n, p)
+    got = counting_query_prior(n, p)
     assert got.sum() == pytest.approx(1.0)
     exact = [math.comb(n, y) * p**y * (1 - p) ** (n - y) for y in range(n + 1)]  # plain Python floats
     assert np.allclose(got, exact, rtol=1e-9, atol=1e-300)
@@ -100,7 +102,7 @@ def test_counting_query_prior_is_the_binomial(n, p):
 
 @given(st.integers(1, 25), st.floats(0.0, 25.0))  # e^(-eps n) stays a float
 def test_the_truncated_geometric_channel_is_eps_dp_for_neighbouring_counts(n, eps):
-    c = si.truncated_geometric_channel(n, eps)
+    c = truncated_geometric_channel(n, eps)
     assert np.allclose(c.sum(axis=1), 1.0) and np.all(c >= 0)
     with np.errstate(divide="ignore", invalid="ignore"):  # 0/0 where both entries underflow
         ratio = np.abs(np.diff(np.log(c), axis=0))
@@ -111,7 +113,7 @@ def test_the_truncated_geometric_channel_is_eps_dp_for_neighbouring_counts(n, ep
 def test_theorem_3_information_privacy_bounds_dp_and_average_leakage(n_in, n_out, data):
     channel = np.vstack([data.draw(distributions(n=n_out)) for _ in range(n_in)])  # full support: eps_IP finite
     prior = data.draw(distributions(n=n_in))
-    r = si.information_privacy_implications(channel, prior)
+    r = information_privacy_implications(channel, prior)
     assert math.isfinite(r["eps_ip"])
     assert r["eps_dp"] <= 2 * r["eps_ip"] + 1e-9
     assert r["average_leakage"] <= r["eps_ip"] + 1e-9

@@ -136,9 +136,10 @@ def test_an_invalid_count_is_refused(n):
 
 @given(st.sampled_from([10**6, 10**9]))
 def test_a_size_that_cannot_fit_is_refused_before_allocating(n):
-    import leakage.experiments.statistical_inference.programs as inf
+    from leakage.experiments.statistical_inference.counting_query import squared_error
+    from leakage.experiments.statistical_inference.theorem4 import truncated_geometric_channel
 
     assert_clear_error(leakage.randomized_response, n, 1.0, names=["n_outputs"])
     assert_clear_error(leakage.k_singular_mechanism, n, 2, names=["n_symbols"])
-    assert_clear_error(inf.squared_error, n, names=["n"])
-    assert_clear_error(inf.truncated_geometric_channel, n, 1.0, names=["n"])
+    assert_clear_error(squared_error, n, names=["n"])
+    assert_clear_error(truncated_geometric_channel, n, 1.0, names=["n"])

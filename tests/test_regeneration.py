@@ -184,7 +184,8 @@ EXPECTED = {
     "src/leakage/plots/mi_dp.py": _plots("mi-dp"),
     "src/leakage/experiments/robust_dp_hamming/source_sets.py": _chain("robust-dp-hamming"),
     "src/leakage/experiments/worst_case_pml/utility.py": _chain("worst-case-pml"),
-    "src/leakage/experiments/statistical_inference/programs.py": _chain("statistical-inference"),
+    **{f"src/leakage/experiments/statistical_inference/{m}.py": _chain("statistical-inference") for m in (
+        "common", "measures", "convex", "corollary2", "counting_query", "information_privacy", "theorem4")},
     # several papers
     "src/leakage/measures/pml.py": _chain("empirical-pml", EPML_BOUNDS) | _chain("worst-case-pml"),
     "src/leakage/measures/dp.py": _chain("worst-case-pml") | _chain("statistical-inference") | _chain("mi-dp"),

@@ -7,6 +7,7 @@ from leakage.validation import (
     check_count,
     check_distribution,
     check_epsilon,
+    check_labels,
     check_positive,
     check_probability,
 )
@@ -84,3 +85,13 @@ def test_indices_and_counts():
     for bad in ([0, 0], [-1, 2], [1, 2, 3], [2.0**61, 2.0**61, 2.0**61]):
         with pytest.raises(ValueError, match="counts"):
             check_counts(bad, "counts", None if len(bad) == 3 and bad[0] > 1 else 2)
+
+
+def test_labels_are_finite_numbers_or_strings_of_one_kind():
+    np.testing.assert_array_equal(check_labels(["a", "b", "a"], "x"), np.array(["a", "b", "a"]))
+    np.testing.assert_array_equal(check_labels(np.array([1, 2.5], dtype=object), "x"), [1.0, 2.5])
+    for bad, kind in (([1.0, np.nan], ValueError), ([1.0, np.inf], ValueError), (np.array([1, "a"], dtype=object), TypeError),
+                      (np.array([True, 1], dtype=object), TypeError), ([], ValueError), ([[1, 2]], ValueError),
+                      ("ab", TypeError), (3, TypeError)):
+        with pytest.raises(kind, match="samples"):
+            check_labels(bad, "samples")

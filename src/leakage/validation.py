@@ -352,6 +352,31 @@ def check_counts(values: Any, name: str, size: int | None = None, *, positive_to
 MAX_ARRAY_BYTES = 2 * 1024**3
 
 
+def check_labels(values: Any, name: str, what: str = "labels") -> np.ndarray:
+    """A non-empty 1-D array of labels (sample values, symbols of an alphabet): finite numbers or
+    strings, not a mix. An object array comes back as strings or floats."""
+    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
+        raise TypeError(f"{name} must be a 1-D array of {what}, got {_short(values)}")
+    try:
+        arr = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"{name} must be a 1-D array of {what}, got {_short(values)}") from exc
+    if arr.ndim != 1 or arr.size == 0:
+        raise ValueError(f"{name} must be a non-empty 1-D array of {what}, got shape {arr.shape}")
+    finite_rule = f"{name} must not contain NaN or inf ({what} are finite numbers or strings)"
+    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
+        raise ValueError(finite_rule)
+    if arr.dtype.kind == "O":
+        kinds = {isinstance(v, str) for v in arr}
+        numeric = [v for v in arr if not isinstance(v, str)]
+        if len(kinds) > 1 or any(not isinstance(v, (int, float, np.number)) or isinstance(v, bool) for v in numeric):
+            raise TypeError(f"{name} must hold {what} of one kind (all numbers or all strings), got {_short(values)}")
+        if numeric and not np.all(np.isfinite(np.asarray(numeric, dtype=float))):
+            raise ValueError(finite_rule)
+        arr = arr.astype(str) if kinds == {True} else arr.astype(float)
+    return arr
+
+
 def check_array_size(shape, name: str) -> None:
     """Refuse an array of ``shape`` float64 entries larger than :data:`MAX_ARRAY_BYTES`, naming the
     size parameter ``name`` that asked for it (before anything is allocated)."""

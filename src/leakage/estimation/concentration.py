@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from leakage.validation import check_array_size, check_count, check_probability, check_scalar
+from leakage.validation import check_array_size, check_count, check_labels, check_probability, check_scalar
 
 
 def empirical_distribution(samples, alphabet) -> np.ndarray:
@@ -16,8 +16,8 @@ def empirical_distribution(samples, alphabet) -> np.ndarray:
 
     Every sample must belong to ``alphabet``; the result is ordered as ``alphabet``.
     """
-    samples = _symbols(samples, "samples")
-    alphabet = _symbols(alphabet, "alphabet")
+    samples = check_labels(samples, "samples", "symbols")
+    alphabet = check_labels(alphabet, "alphabet", "symbols")
     if len(np.unique(alphabet)) != alphabet.size:
         raise ValueError(f"alphabet must list distinct symbols, got {alphabet.tolist()!r:.200}")
     index = {v: i for i, v in enumerate(alphabet.tolist())}
@@ -28,21 +28,6 @@ def empirical_distribution(samples, alphabet) -> np.ndarray:
             raise ValueError(f"samples: value {v!r} is not in alphabet {alphabet.tolist()!r:.200}")
         counts[index[v]] = c
     return counts / samples.size
-
-
-def _symbols(values, name: str) -> np.ndarray:
-    """A non-empty 1-D array of symbols (numbers or strings); a NaN is no symbol."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(f"{name} must be a 1-D array of symbols, got {values!r:.200}")
-    try:
-        arr = np.asarray(values)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a 1-D array of symbols, got {values!r:.200}") from exc
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array of symbols, got shape {arr.shape}")
-    if arr.dtype.kind == "f" and np.any(np.isnan(arr)):
-        raise ValueError(f"{name} must not contain NaN (not a symbol)")
-    return arr
 
 
 def beta_star(delta, m, n_symbols: int = 2) -> float:

@@ -8,6 +8,7 @@ from scipy.special import rel_entr, xlogy
 from leakage.validation import (
     check_array,
     check_count,
+    check_labels,
     check_tolerance,
     check_channel,
     check_channel_prior,
@@ -243,35 +244,12 @@ def empirical_mutual_information_counts(counts):
     return float(mi) if mi.ndim == 0 else mi
 
 
-def _labels(values, name: str) -> np.ndarray:
-    """A non-empty 1-D array of sample labels: numbers (finite) or strings, not a mix."""
-    if isinstance(values, (str, bytes)) or not hasattr(values, "__len__"):
-        raise TypeError(f"{name} must be a 1-D array of sample labels, got {values!r:.200}")
-    try:
-        arr = np.asarray(values)
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{name} must be a 1-D array of sample labels, got {values!r:.200}") from exc
-    if arr.ndim != 1 or arr.size == 0:
-        raise ValueError(f"{name} must be a non-empty 1-D array of sample labels, got shape {arr.shape}")
-    if arr.dtype.kind in "fc" and not np.all(np.isfinite(arr)):
-        raise ValueError(f"{name} must not contain NaN or inf (a sample label is a finite number or a string)")
-    if arr.dtype.kind == "O":
-        kinds = {isinstance(v, str) for v in arr}
-        numeric = [v for v in arr if not isinstance(v, str)]
-        if len(kinds) > 1 or any(not isinstance(v, (int, float, np.number)) or isinstance(v, bool) for v in numeric):
-            raise TypeError(f"{name} must hold labels of one kind (all numbers or all strings), got {values!r:.200}")
-        if numeric and not np.all(np.isfinite(np.asarray(numeric, dtype=float))):
-            raise ValueError(f"{name} must not contain NaN or inf (a sample label is a finite number or a string)")
-        arr = arr.astype(str) if kinds == {True} else arr.astype(float)
-    return arr
-
-
 def empirical_mutual_information(x, y) -> float:
     """Empirical MI Î(X; Y) of paired samples [empirical-pml, eq. (67)], nats: the 2-D table of (x_j, y_j)
     frequencies passed to :func:`empirical_mutual_information_counts`. Equal-length, non-empty;
     the values are labels (numbers or strings), a numeric label must be finite (NaN is no value)."""
-    x = _labels(x, "x")
-    y = _labels(y, "y")
+    x = check_labels(x, "x", "sample labels")
+    y = check_labels(y, "y", "sample labels")
     if x.shape != y.shape:
         raise ValueError(f"x and y must have equal length (paired samples), got {x.size} and {y.size}")
     _, xi = np.unique(x, return_inverse=True)

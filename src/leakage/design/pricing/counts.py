@@ -18,8 +18,9 @@ the counts (O(N m) time, an N x (m + 1) table of choices to rebuild the sets) [t
   programme over the other letters gives the least w(S minus T1) for every count of S.
 
 The maxima are exact (no relaxation, no tolerance), so with ``find`` as without, these searches
-return the family's maximum as their bound. Where they do not apply (a prior that is not a grid,
-too many top sets) the branch-and-bound searches of the other modules run instead.
+return the family's maximum as their bound. With too many top sets the light-top columns are
+searched by :mod:`~leakage.design.pricing.light_top_counts` (a branch and bound over these
+programmes); for a prior that is not a grid the branch-and-bound searches of the other modules run.
 """
 
 from __future__ import annotations

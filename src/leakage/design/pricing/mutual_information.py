@@ -8,7 +8,8 @@ columns of K (f is convex: the maximum is at a vertex of the cross-section). The
 * ball (0 < beta < 2): every extreme point of the cross-section (``leakage.design.vertices``) is in
   one of four families, each searched exactly -- staircases on a light set (the LDP search: every
   staircase lies in the ball cone), three-level columns with a light top set
-  (:mod:`~leakage.design.pricing.light_top`), columns whose minimum is 0 with a heavy top set (the
+  (:mod:`~leakage.design.pricing.light_top`; on a grid prior the count programmes of
+  :mod:`~leakage.design.pricing.counts` and :mod:`~leakage.design.pricing.light_top_counts`), columns whose minimum is 0 with a heavy top set (the
   box search with cap H = e^eps / (1 + e^eps beta/2): the box {0 <= v <= H} lies in the cone and
   its vertices cover the heavy three-level columns and 1/P(T) on T) and the heavy two-level columns
   (:mod:`~leakage.design.pricing.staircase`).
@@ -31,6 +32,7 @@ from leakage.design.cone import Cone
 from leakage.design.pricing import counts as tables
 from leakage.design.pricing.box import box_search
 from leakage.design.pricing.light_top import light_top_search
+from leakage.design.pricing.light_top_counts import light_top_count_search
 from leakage.design.pricing.staircase import heavy_two_level_search, staircase_search
 from leakage.design.vertices import light_top_column, staircase_columns
 
@@ -103,7 +105,10 @@ def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find
             cols = list(staircase_columns(p, cone.eps, np.array(res.found).T).T) if res.found else []
         elif name == "light_top":
             box = results.get("box_top")
-            if res is None:
+            if res is None and cone.grid is not None:  # a grid with too many top sets to enumerate
+                res = light_top_count_search(*cone.grid, p, w, cone.eps, cone.half, **kw)
+                cols = [_light_top(cone, t1, s) for t1, s in res.found]
+            elif res is None:
                 res = light_top_search(p, w, cone.eps, cone.half, **kw,
                                        box_bound=box.bound if box is not None else math.inf)
                 cols = res.found

@@ -420,17 +420,17 @@ def channel_from_rows(rows: pd.DataFrame, n_symbols: int) -> np.ndarray:
 _DESIGN_ORDER = ("ldp", "pml_prop2", "pml", "rr")
 
 
-def designs_at(methods, p_hat, eps: float, beta: float, budget: Mapping, previous: Mapping | None = None) -> dict:
-    """The mechanisms of ``methods`` at one eps, each warm-started explicitly (:func:`design`):
-    ldp and pml_prop2 from the same method at the previous (smaller) eps of ``previous``, pml from
-    those two and from the previous pml. Returns ``{method: Mechanism}``."""
+def designs_at(methods, p_hat, eps: float, beta: float, budget: Mapping) -> dict:
+    """The mechanisms of ``methods`` at one eps (:func:`design`); pml is warm-started explicitly
+    from the ldp and pml_prop2 designs of the same eps (both feasible on the ball, so the pml
+    design is at least as good as each). Designs of a smaller eps are not passed on: their columns
+    are feasible at this eps but are not its vertices, and seeding the master with them made the
+    curve's LDP designs take several times the iterations of a cold start (docs/design-engine.md).
+    Returns ``{method: Mechanism}``."""
     methods = check_list(methods, "methods", lambda m, name: check_choice(m, name, METHODS))
-    previous = {} if previous is None else check_mapping(previous, "previous")
     out: dict = {}
     for method in [m for m in _DESIGN_ORDER if m in methods]:
-        warm = [getattr(previous.get(method), "design", None)]
-        if method == "pml":
-            warm += [getattr(out.get(m), "design", None) for m in ("ldp", "pml_prop2")]
+        warm = [getattr(out.get(m), "design", None) for m in ("ldp", "pml_prop2")] if method == "pml" else []
         out[method] = design(method, p_hat, eps, beta, budget, warm)
     return out
 
@@ -448,10 +448,8 @@ def design_attribute(priors: pd.DataFrame, attribute: str, settings: Mapping) ->
     beta = beta_star(s["delta"], m, len(categories))
     mech_rows, curve_rows = [], []
     config_eps = set(s["eps"])
-    previous: dict = {}
     for eps in curve_eps(s):
-        mechs = designs_at(s["methods"], p_hat, float(eps), beta, engine_budget(s["engine"]), previous)
-        previous = mechs
+        mechs = designs_at(s["methods"], p_hat, float(eps), beta, engine_budget(s["engine"]))
         for method in s["methods"]:
             mech = mechs[method]
             curve_rows.append({"attribute": attribute, "method": method, "eps": float(eps), "mi": mech.mi(p_hat),

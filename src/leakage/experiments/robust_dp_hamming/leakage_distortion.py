@@ -71,7 +71,7 @@ def _distortions_in(distortion) -> np.ndarray:
 def worst_case_distortion(channel, points) -> float:
     """max_{P in conv(points)} sum_i P_i (1 - Q(i|i)): worst-case expected Hamming distortion of Q.
 
-    Seed 002, Definition 2 ((P, D)-validity: this is <= D). Unitless, in [0, 1]; ``channel`` is
+    [robust-dp-hamming] Definition 2 ((P, D)-validity: this is <= D). Unitless, in [0, 1]; ``channel`` is
     M x M (``Q[i, j] = Q(j|i)``).
     """
     q = check_channel(channel)
@@ -434,7 +434,7 @@ def dp_leakage_curve(points, distortions, *, tol: float = EPS_TOL) -> np.ndarray
 def theorem3_bounds_curve(points, distortions, *, tol: float = EPS_TOL):
     """Theorem 3's lower and upper bounds on eps*_DP(P, D) (nats) of a Class III set, per D.
 
-    Seed 002, Theorem 3 (eqs. (16)-(18)): with the pieces P|_T (eq. (13)), their folded
+    [robust-dp-hamming] Theorem 3 (eqs. (16)-(18)): with the pieces P|_T (eq. (13)), their folded
     equivalents T(P|_T) in S_P (eq. (14)), P^LB = their intersection and P^UB = their union
     (eq. (15)), the sets P_LB = U_T T^{-1}(P^LB) ⊂ P ⊂ P_UB = U_T T^{-1}(P^UB) give
     eps*_DP(P_LB, D) <= eps*_DP(P, D) <= eps*_DP(P_UB, D), since eps*_DP grows with the set.

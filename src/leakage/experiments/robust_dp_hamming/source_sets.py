@@ -156,7 +156,7 @@ def distortion_thresholds(points) -> np.ndarray:
 
 
 # ------------------------------------------------------------------ Class III: pieces and folding
-# Seed 002, Section III-C: the simplex is the union of the M! closed chambers
+# [robust-dp-hamming] Section III-C: the simplex is the union of the M! closed chambers
 # C_T = {P : P_T(1) >= P_T(2) >= ... >= P_T(M)}, one per permutation T; S_P (eq. (12)) is the
 # chamber of the identity. A Class III set P is cut into its pieces P|_T = P ∩ C_T (eq. (13)),
 # each is folded into S_P by P -> T(P) = (P_T(1), ..., P_T(M)) (eq. (14)), and P^UB / P^LB are the
@@ -522,7 +522,7 @@ def _symmetrise(points: np.ndarray, orders) -> np.ndarray:
 def folding(points, *, max_pieces: int = 5000) -> Folding:
     """Cut conv(points) into its pieces P|_T, fold them into S_P, and form P^UB and P^LB.
 
-    Seed 002, Definition 5 (eq. (13)), Definition 6 (eq. (14)) and eq. (15). The folding
+    [robust-dp-hamming] Definition 5 (eq. (13)), Definition 6 (eq. (14)) and eq. (15). The folding
     permutations are those T whose chamber C_T meets conv(points) in a set of full dimension
     (the affine dimension of conv(points)); a piece of lower dimension lies in the union of the
     others, so P is still the union of the pieces kept, and dropping it only enlarges P^LB

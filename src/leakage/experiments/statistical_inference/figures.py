@@ -8,7 +8,8 @@ The paper has no numerical figures; ours (docs/figures.md):
 * fig2 — Theorem 4: an eps-DP mechanism with the comb prior (45) leaks without bound as n grows
   (lower bound and exact I(Y; U)).
 
-Only wiring: the mathematics is in :mod:`leakage.experiments.statistical_inference.programs`.
+Only wiring: the mathematics is in the package's other modules, one idea each (listed in
+:mod:`leakage.experiments.statistical_inference.common`).
 """
 
 from __future__ import annotations
@@ -16,8 +17,30 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from leakage.experiments.statistical_inference import programs as inf
 from leakage.claims import check
+from leakage.experiments.statistical_inference.convex import rate_distortion_curve
+from leakage.experiments.statistical_inference.corollary2 import (
+    least_leaking_posterior,
+    maximum_leakage_deterministic,
+    min_max_leakage_curve,
+)
+from leakage.experiments.statistical_inference.counting_query import (
+    counting_query_conditional_entropy,
+    counting_query_joint,
+    counting_query_prior,
+    squared_error,
+)
+from leakage.experiments.statistical_inference.information_privacy import (
+    information_privacy_epsilon,
+    information_privacy_implications,
+)
+from leakage.experiments.statistical_inference.measures import maximum_information_leakage
+from leakage.experiments.statistical_inference.theorem4 import (
+    geometric_epsilon_for_distortion,
+    theorem4_exact_leakage,
+    theorem4_lower_bound,
+    truncated_geometric_channel,
+)
 from leakage.measures.information import binary_entropy, entropy, mutual_information
 from leakage.validation import (
     MAX_POINTS,
@@ -37,7 +60,7 @@ from leakage.validation import (
 
 FIG1_COLUMNS = ["method", "n", "p", "distortion", "leakage", "dp_eps"]
 FIG2_COLUMNS = ["eps", "k", "n", "mi_lower_bound", "mi_exact"]
-DISTORTIONS = {"squared_error": inf.squared_error}
+DISTORTIONS = {"squared_error": squared_error}
 METHODS = ("average_leakage", "maximum_leakage", "geometric_dp")
 
 #: Largest counting query of fig1 (the convex programs have (n + 1)^2 unknowns per budget).
@@ -63,15 +86,15 @@ def fig1(settings: dict, rng=None, inputs=None) -> pd.DataFrame:
     n, p = _n_p(settings)
     methods = setting(settings, "methods", check_list, lambda m, name: check_choice(m, name, METHODS))
     tol = setting(settings, "tol", check_tolerance)
-    prior = inf.counting_query_prior(n, p)
-    cond_h = inf.counting_query_conditional_entropy(n)
+    prior = counting_query_prior(n, p)
+    cond_h = counting_query_conditional_entropy(n)
     d = DISTORTIONS[setting(settings, "distortion", check_choice, tuple(DISTORTIONS))](n)
     grid = fig1_grid(settings)
     # Corollary 1: I(S; U) = I(Y; U), Theorem 1 program; also the lower bracket of the minmax search
-    average = [sol.leakage for sol in inf.rate_distortion_curve(prior, d, grid)]
+    average = [sol.leakage for sol in rate_distortion_curve(prior, d, grid)]
     if "maximum_leakage" in methods:  # Corollary 2 + Theorem 2 line search
         lower = np.maximum(0.0, np.asarray(average) - 1e-6)
-        minmax = inf.min_max_leakage_curve(prior, cond_h, d, grid, tol=tol, lower=lower)
+        minmax = min_max_leakage_curve(prior, cond_h, d, grid, tol=tol, lower=lower)
     rows = []
     for i, delta in enumerate(grid):
         for method in methods:
@@ -81,8 +104,8 @@ def fig1(settings: dict, rng=None, inputs=None) -> pd.DataFrame:
             elif method == "maximum_leakage":
                 leak = minmax[i].leakage
             else:  # geometric_dp: the eps-DP mechanism at the same expected distortion
-                eps = inf.geometric_epsilon_for_distortion(prior, d, delta)
-                leak = mutual_information(inf.truncated_geometric_channel(n, eps), prior)
+                eps = geometric_epsilon_for_distortion(prior, d, delta)
+                leak = mutual_information(truncated_geometric_channel(n, eps), prior)
             rows.append((method, n, p, float(delta), float(leak), float(eps)))
     return pd.DataFrame(rows, columns=FIG1_COLUMNS)
 
@@ -111,7 +134,7 @@ def fig2(settings: dict, rng=None, inputs=None) -> pd.DataFrame:
     eps = setting(settings, "eps", check_scalar, low=0.0, low_inclusive=False, finite=True)
     k = setting(settings, "k", check_count)
     rows = [
-        (eps, k, int(n), inf.theorem4_lower_bound(n, k, eps), inf.theorem4_exact_leakage(n, k, eps))
+        (eps, k, int(n), theorem4_lower_bound(n, k, eps), theorem4_exact_leakage(n, k, eps))
         for n in fig2_grid(settings)
     ]
     return pd.DataFrame(rows, columns=FIG2_COLUMNS)
@@ -146,7 +169,7 @@ def _fig1_claims(table: pd.DataFrame, s: dict) -> list:
         out.append(check("fig1", "minmax information leakage >= minimum average leakage at every budget "
                          "(max_u H(S)-H(S|U=u) >= I(S;U))", gap >= -tol,
                          f"smallest gap max - average {gap:.4g} nats over {avg.size} budgets"))
-        h_y = entropy(inf.counting_query_prior(n, p))
+        h_y = entropy(counting_query_prior(n, p))
         h_s = n * binary_entropy(p)
         out.append(check("fig1", "at zero distortion U = Y: average leakage H(Y), maximum leakage H(S) = n h(p)",
                          abs(avg[0] - h_y) < 1e-4 and abs(mx[0] - h_s) < 1e-3,
@@ -159,17 +182,17 @@ def _fig1_claims(table: pd.DataFrame, s: dict) -> list:
                          f"smallest gap geometric - optimal {gap:.4g} nats; largest {float(np.max(geo - avg)):.4g}"))
     # Example 2: the least informative output has posterior p(y|u) proportional to C(n, y).
     m = min(n, 10)
-    q, h_post = inf.least_leaking_posterior(inf.counting_query_joint(m, p))
-    zeta = np.exp(inf.counting_query_conditional_entropy(m) - m * np.log(2))
+    q, h_post = least_leaking_posterior(counting_query_joint(m, p))
+    zeta = np.exp(counting_query_conditional_entropy(m) - m * np.log(2))
     err = float(np.max(np.abs(q - zeta)))
     out.append(check("fig1", f"Example 2 (n={m}): the posterior p(y|u) with least leakage (max H(S|U=u), "
                      "solved over the 2^n database states) is C(n,y)/2^n", err < 1e-4 and abs(h_post - m * np.log(2)) < 1e-6,
                      f"max |q - C(n,y)/2^n| = {err:.2e}; H(S|U=u) = {h_post:.6f} vs n log 2 = {m * np.log(2):.6f} nats"))
     # Corollary 2 (40) vs the direct maximum leakage over 2^n states, on the geometric mechanism.
-    prior = inf.counting_query_prior(m, p)
-    ch = inf.truncated_geometric_channel(m, 1.0)
-    direct = inf.maximum_information_leakage(ch, inf.counting_query_joint(m, p))
-    via = inf.maximum_leakage_deterministic(ch, prior, inf.counting_query_conditional_entropy(m))
+    prior = counting_query_prior(m, p)
+    ch = truncated_geometric_channel(m, 1.0)
+    direct = maximum_information_leakage(ch, counting_query_joint(m, p))
+    via = maximum_leakage_deterministic(ch, prior, counting_query_conditional_entropy(m))
     out.append(check("fig1", "Corollary 2 (40): max_u H(S)-H(S|U=u) = H(S) - log sum_y e^{H(S|Y=y)} + "
                      "max_u D(p_{Y|U=u} || zeta), zeta ~ C(n,y) (geometric mechanism, eps=1)",
                      abs(direct - via) < 1e-9, f"direct over 2^{m} states {direct:.9f}, via zeta {via:.9f} nats"))
@@ -183,10 +206,10 @@ def _theorem3_claims(c: dict, rng) -> list:
         # concentrated Dirichlet rows keep eps_IP moderate; any channel would do
         channel = rng.dirichlet(np.full(c["outputs"], 5.0), size=c["inputs"])
         prior = rng.dirichlet(np.ones(c["inputs"]))
-        r = inf.information_privacy_implications(channel, prior)
+        r = information_privacy_implications(channel, prior)
         ratio_dp = max(ratio_dp, r["eps_dp"] / (2 * r["eps_ip"]))
         ratio_avg = max(ratio_avg, r["average_leakage"] / r["eps_ip"])
-        mx = inf.maximum_information_leakage(channel, np.diag(prior))
+        mx = maximum_information_leakage(channel, np.diag(prior))
         ratio_max = max(ratio_max, mx / r["eps_ip"])
         worst_max = max(worst_max, mx - r["eps_ip"])
     count = c["random_channels"]
@@ -197,8 +220,8 @@ def _theorem3_claims(c: dict, rng) -> list:
     t, m = 0.1, 1000
     prior = np.r_[0.5, np.full(m, 0.5 / m)]
     channel = np.vstack([[(1 + t) / 2, (1 - t) / 2]] + [[(1 - t) / 2, (1 + t) / 2]] * m)
-    eps_ip = inf.information_privacy_epsilon(channel, prior)
-    mx = inf.maximum_information_leakage(channel, np.diag(prior))
+    eps_ip = information_privacy_epsilon(channel, prior)
+    mx = maximum_information_leakage(channel, np.diag(prior))
     return [
         check("theorem3", "Theorem 3: eps-information privacy implies 2eps-DP (all input pairs)",
               ratio_dp <= 1 + 1e-12, f"{shape}: max eps_DP / (2 eps_IP) = {ratio_dp:.4f}"),
@@ -222,7 +245,7 @@ def _fig2_claims(table: pd.DataFrame, s: dict) -> list:
     coef = -np.expm1(-k * eps / 2)
     last = n >= n[-1] / 10
     slope = float(np.polyfit(np.log1p(n[last] / k), ex[last], 1)[0]) if last.sum() >= 2 else float("nan")
-    dp = float(np.max(np.abs(np.diff(np.log(inf.truncated_geometric_channel(int(n[0]), eps)), axis=0))))
+    dp = float(np.max(np.abs(np.diff(np.log(truncated_geometric_channel(int(n[0]), eps)), axis=0))))
     return [
         check("fig2", "Theorem 4's construction is eps-DP: neighbouring counts y, y+1 change P(u|y) by at most e^eps",
               dp <= eps + 1e-9, f"max |log P(u|y) - log P(u|y+1)| = {dp:.6f} vs eps = {eps} (n={int(n[0])})"),
