@@ -68,7 +68,7 @@ class LightTopCountSearch:
         l1, take1 = least_weight_by_count(cnt, w, free1, self.c1_max - fc)
         l12, take12 = least_weight_by_count(cnt, w, others, m - 1 - fc)  # S is not every letter
         grid = _Grid(self, fc, fw, l1, l12)
-        best, j, cs = grid.maximum(incumbent)
+        best, j, cs = grid.maximum()
         if best == -math.inf:
             return None
         t1 = fixed | rebuild(take1, cnt, free1, int(j), n)
@@ -129,7 +129,7 @@ class _Grid:
             v = (p1 * k * np.log(k) - (k - 1.0) * w1 - np.maximum(wa, wb)) / d - np.log(d)
         return np.where(ok & np.isfinite(v), v, -np.inf)
 
-    def maximum(self, incumbent: float):
+    def maximum(self):
         """(max V, its c1 - fc, its cS); -inf when the grid is empty."""
         if self.cs.size == 0 or self.j.size == 0:
             return -math.inf, -1, -1
