@@ -257,7 +257,7 @@ ARGS: dict = {
     "experiments.adult_design.figures.fig6": lambda ctx: {"settings": ctx["adult"]["settings"], "inputs": ctx["adult"]["inputs"],
                                                           "rng": np.random.default_rng(0)},
     "experiments.adult_design.figures.frequency_claims": lambda ctx: {"table": ctx["adult"]["tables"]["fig5"], "engine_tol": 1e-6},
-    "experiments.adult_design.frequency.identifiable": {"channel": np.eye(2)},
+    "estimation.frequency.identifiable": {"channel": np.eye(2)},
     "experiments.adult_design.frequency.mse_designs": lambda ctx: {"priors": ctx["adult"]["priors"], "mechanisms": ctx["adult"]["mechanisms"],
                                                     "attribute": "sex", "settings": _ad(ctx, "eps", "delta", "engine", "frequency")},
     "experiments.adult_design.frequency.estimate_release": lambda ctx: {"release": ctx["adult"]["release"], "mechanisms": ctx["adult"]["mechanisms"],

@@ -321,3 +321,12 @@ def test_bad_counts_and_m_are_refused():
         frequency_mse(c, [0.5, 0.5], records="both")
     with pytest.raises(ValueError, match="prior gives output 1 probability 0"):
         fisher_information([[1.0, 0.0], [0.5, 0.5]], [1.0, 0.0])
+
+
+def test_identifiable_means_rows_of_full_rank():
+    from leakage.estimation.frequency import identifiable
+
+    assert identifiable(np.eye(3)) and identifiable([[0.7, 0.3], [0.2, 0.8]])
+    merged = [[0.5, 0.5, 0.0], [0.5, 0.5, 0.0], [0.0, 0.2, 0.8]]  # two categories with one row
+    assert not identifiable(merged)
+    assert not identifiable([[0.6, 0.4], [0.6, 0.4]]) and not identifiable([[1.0], [1.0]])

@@ -53,16 +53,23 @@ MAX_EM_UPDATES = 10**8
 PSEUDO_COUNT = 0.5
 
 
+def identifiable(channel) -> bool:
+    """Whether the frequencies can be estimated from the channel's outputs: its rows are linearly
+    independent (rank N; else two histograms give the same output distribution and no estimator can
+    tell them apart). MI-optimal designs often merge categories and are then not identifiable."""
+    c = check_channel(channel)
+    return int(np.linalg.matrix_rank(c)) == c.shape[0]
+
+
 def _check_identifiable(c: np.ndarray, name: str = "channel") -> None:
-    """Refuse a channel whose rows are linearly dependent: then two histograms give the same output
-    distribution and no estimator can tell them apart."""
-    n = c.shape[0]
-    rank = int(np.linalg.matrix_rank(c))
-    if rank < n:
-        raise ValueError(
-            f"{name} has linearly dependent rows (rank {rank} < {n} inputs): the frequencies are "
-            f"not identifiable from its outputs; it needs at least {n} outputs and rows spanning R^{n}"
-        )
+    """Refuse a channel that is not :func:`identifiable`, saying its rank."""
+    if identifiable(c):
+        return
+    n, rank = c.shape[0], int(np.linalg.matrix_rank(c))
+    raise ValueError(
+        f"{name} has linearly dependent rows (rank {rank} < {n} inputs): the frequencies are "
+        f"not identifiable from its outputs; it needs at least {n} outputs and rows spanning R^{n}"
+    )
 
 
 def _check_records(records) -> str:

@@ -28,7 +28,12 @@ import numpy as np
 import pandas as pd
 
 from leakage.estimation.concentration import beta_star
-from leakage.estimation.frequency import estimate_frequencies, estimate_frequencies_from_counts, frequency_mse
+from leakage.estimation.frequency import (
+    estimate_frequencies,
+    estimate_frequencies_from_counts,
+    frequency_mse,
+    identifiable,
+)
 from leakage.experiments.adult_design.stages import (
     FREQUENCY_METHODS,
     MECHANISM_COLUMNS,
@@ -47,7 +52,7 @@ from leakage.mechanisms.frequency_oracles import (
     oracle_sample_support_counts,
 )
 from leakage.mechanisms.release import channel_output_counts
-from leakage.validation import check_channel, check_frame, check_rng
+from leakage.validation import check_frame, check_rng
 
 #: The methods of ``FREQUENCY_METHODS`` that are frequency oracles (the others are channels of mechanisms.csv).
 ORACLE_METHODS = ("oue", "olh")
@@ -61,14 +66,6 @@ ESTIMATE_COLUMNS = ["attribute", "category", "estimate", "stderr", "lower", "upp
 FREQUENCY_COLUMNS = ["attribute", "method", "eps", "m", "mse", "mse_theory", "coverage", "repetitions", "mse_stderr"]
 #: The confidence level of the intervals (the estimator's default).
 CONFIDENCE = 0.95
-
-
-def identifiable(channel: np.ndarray) -> bool:
-    """Whether the frequencies can be estimated from the channel's outputs: its rows are linearly
-    independent (rank N; else two histograms give the same output distribution). The MI-optimal
-    designs often merge categories into fewer than N outputs and are then not identifiable."""
-    channel = check_channel(channel)
-    return int(np.linalg.matrix_rank(channel)) == channel.shape[0]
 
 
 def _channel(mechanisms: pd.DataFrame, attribute: str, method: str, eps: float, n: int) -> np.ndarray | None:
@@ -114,8 +111,8 @@ def estimate_release(release: pd.DataFrame, mechanisms: pd.DataFrame, priors: pd
     unbiased weighted least-squares estimate), from the released column and the released
     mechanism (``pml`` at ``release.eps``) only; ``true_frequency`` and ``true_count`` (from
     ``priors.csv``) are beside it for comparison, never used by the estimate. When the released
-    mechanism is not :func:`identifiable` (an MI design that merges categories), no estimator can
-    recover the frequencies: the rows say so (``identifiable`` false) and carry no estimate."""
+    mechanism is not identifiable (:func:`leakage.estimation.frequency.identifiable`: an MI design
+    that merges categories), no estimator can recover the frequencies: the rows say so (``identifiable`` false) and carry no estimate."""
     s = check_settings(settings, ("release",))
     _attribute(attribute)
     check_frame(mechanisms, "mechanisms", columns=("attribute", "method", "eps", "x", "y", "probability"), empty=True)
