@@ -26,6 +26,7 @@ import numpy as np
 
 from leakage.design.bnb import Evaluation, SearchResult, best_first
 from leakage.design.cone import xlogx as _xlogx
+from leakage.design.pricing.halves import penalised_max
 from leakage.design.pricing.items import Items, greedy_fill, greedy_pieces
 from leakage.design.vertices import light_top_column
 
@@ -48,6 +49,7 @@ class LightTopSearch:
         self.small = self.it.p < half
         self.s_min = half + 1.0 / self.E
         self.H = self.E / (1.0 + self.E * half)
+        self._uniform = _uniform_bounds(self.it.p, self.it.w, self.H) if math.isfinite(self.box_bound) else None
 
     def value(self, t1, s) -> float:
         it, E, half = self.it, self.E, self.half
@@ -92,7 +94,16 @@ class LightTopSearch:
             g_at = np.clip(np.exp(-1.0 - r1)[None, :], q_lo, q_hi)
             g1 = -_xlogx(g_at) - (al1[None, :] + r1[None, :] * g_at)
             dmin = slo + kap * q_lo
-            mix = self._box + np.maximum(g1, 0.0) * (khi - 1.0)[:, None] / dmin
+            box = np.full(a2.size, self._box)
+            if self._uniform is not None:
+                # 1_S/sigma, sigma = 1/H + t in [a2, b2]: worth D(S)/sigma - log(sigma H), D(S) = sum_S
+                # (P log H - w) <= Phi(c) + c t for every slope c (``_uniform``): the least over c
+                cs, phi = self._uniform
+                ta, tb = a2 - 1.0 / self.H, b2 - 1.0 / self.H
+                num = np.maximum(phi[None, :], 0.0) + cs[None, :] * tb[:, None]
+                f = (num / a2[:, None]).min(axis=1) - np.log1p(self.H * np.maximum(ta, 0.0))
+                box = np.minimum(box, f)
+            mix = np.maximum(box, 0.0)[:, None] + np.maximum(g1, 0.0) * (khi - 1.0)[:, None] / dmin
             u = np.minimum(u, mix)
         return np.where(empty, -np.inf, u), pstar
 
@@ -208,6 +219,17 @@ class LightTopSearch:
             a = (it.fix_in(in_s, x), in_t1, lo, hi)
             b = (it.fix_out(in_s, x), it.fix_out(in_t1, x), lo, hi)
         return [a, b]
+
+
+#: slopes c of the bounds D(S) <= Phi(c) + c (P(S) - 1/H) over the sets of mass at least 1/H
+_SLOPES = (1.0, 0.5, 0.25, 0.125, 0.0625)
+
+
+def _uniform_bounds(p, w, H):
+    """(slopes, Phi): Phi(c) = max { D(S) - c (P(S) - 1/H) : P(S) >= 1/H }, D(S) = sum_S (P_x log H - w_x),
+    by meet in the middle; None for a prior too large to list."""
+    phi = penalised_max(p, w, p * math.log(H) - w, 1.0 / H, _SLOPES)
+    return None if phi is None else (np.array(_SLOPES), phi)
 
 
 def light_top_search(prior, duals, eps, half, *, tol, collect, max_nodes, keep,

@@ -14,6 +14,13 @@ columns of K (f is convex: the maximum is at a vertex of the cross-section). The
   its vertices cover the heavy three-level columns and 1/P(T) on T) and the heavy two-level columns
   (:mod:`~leakage.design.pricing.staircase`).
 
+For a prior that is not a grid, a box or heavy two-level search that runs out of nodes with nothing
+found is replaced by its meet-in-the-middle counterpart (:mod:`~leakage.design.pricing.box_halves`,
+:mod:`~leakage.design.pricing.heavy_halves`), exact above ``collect`` up to about 44 letters: near the
+optimum these families are subset sums, which letter-by-letter branching does not close. The
+light-top search is not refined below a closed box search's bound (the pricing bound is the largest
+of the searches' bounds anyway).
+
 Each search has its own node budget. With ``find`` the searches stop at their first improving
 columns and the pricing returns them (bound inf: the master moves on and needs no bound); a
 search that finds none has bounded its family, and the bound over the cone is the largest of the
@@ -31,6 +38,8 @@ from leakage.design.bnb import SearchResult
 from leakage.design.cone import Cone
 from leakage.design.pricing import counts as tables
 from leakage.design.pricing.box import box_search
+from leakage.design.pricing.box_halves import box_halves
+from leakage.design.pricing.heavy_halves import heavy_halves
 from leakage.design.pricing.light_top import light_top_search
 from leakage.design.pricing.light_top_counts import light_top_count_search
 from leakage.design.pricing.staircase import heavy_two_level_search, staircase_search
@@ -60,18 +69,18 @@ class Pricing:
 
 
 def price_mi(cone: Cone, duals, *, tol: float, collect: float, keep: int, max_nodes: int,
-             find: bool) -> Pricing:
+             find: bool, target: float = -math.inf) -> Pricing:
     """Run the cone's searches (``SEARCHES``) at the duals; see the module docstring. With ``find``,
     every search first gets a short budget (``SHORT_NODES``) and returns what it collects in it
     (improving columns are usually near the top of some search); only when none has any do the
     searches run with the full budget, each stopping once it holds ``keep`` improving columns."""
     if find and max_nodes > SHORT_NODES:
         short = _price(cone, duals, tol=tol, collect=collect, keep=keep, max_nodes=SHORT_NODES, stop_count=None,
-                       find=True)
+                       find=True, target=target)
         if short.columns.shape[1] or not any(r.exhausted for r in short.searches.values()):
             return short
     return _price(cone, duals, tol=tol, collect=collect, keep=keep, max_nodes=max_nodes,
-                  stop_count=keep if find else None, find=find)
+                  stop_count=keep if find else None, find=find, target=target)
 
 
 #: node budget of each search's first, short pass when improving columns are wanted
@@ -94,11 +103,10 @@ def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find
         names = sorted(names, key=lambda k: k == "light_top")
     for name in names:
         res = _table(cone, w, name, keep=keep, collect=collect) if cone.grid is not None else None
-        if name == "box":
-            res = res or box_search(p, w, cone.E, **kw)
-            cols = res.found
-        elif name == "box_top":
-            res = res or box_search(p, w, cone.top, **kw)
+        if name in ("box", "box_top"):
+            cap = cone.E if name == "box" else cone.top
+            res = res or _exact_after(box_search(p, w, cap, **kw),
+                                      lambda **k: box_halves(p, w, cap, **k), kw)
             cols = res.found
         elif name == "staircase":
             res = res or staircase_search(p, w, cone.eps, **kw)
@@ -109,19 +117,35 @@ def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find
                 res = light_top_count_search(*cone.grid, p, w, cone.eps, cone.half, **kw)
                 cols = [_light_top(cone, t1, s) for t1, s in res.found]
             elif res is None:
-                res = light_top_search(p, w, cone.eps, cone.half, **kw,
+                # below a closed box search's bound the pricing bound cannot go: no need to refine there
+                floor = box.bound if box is not None and not box.exhausted else -math.inf
+                res = light_top_search(p, w, cone.eps, cone.half, **{**kw, "target": max(target, floor)},
                                        box_bound=box.bound if box is not None else math.inf)
                 cols = res.found
             else:
                 cols = [_light_top(cone, t1, s) for t1, s in res.found]
         else:
-            res = res or heavy_two_level_search(p, w, cone.eps, cone.half, **kw)
+            res = res or _exact_after(heavy_two_level_search(p, w, cone.eps, cone.half, **kw),
+                                      lambda **k: heavy_halves(p, w, cone.eps, cone.half, **k), kw)
             cols = [_heavy_column(cone, m) for m in res.found]
         results[name] = res
         if find and cols:
             return Pricing(math.inf, np.array(cols).T, results)
     bound = max((r.bound for r in results.values()), default=-math.inf)
     return Pricing(bound, np.zeros((n, 0)), results)
+
+
+def _exact_after(res: SearchResult, halves, kw) -> SearchResult:
+    """When a branch-and-bound search ran out of nodes with nothing found, its meet-in-the-middle
+    counterpart (``halves(tau=, keep=, collect=)``, exact above ``collect``) takes its place if the
+    prior is small enough (not for a bound alone, ``collect`` = inf: far from the optimum the
+    windows hold most pairs)."""
+    if not res.exhausted or res.found or not math.isfinite(kw["collect"]):
+        return res
+    exact = halves(tau=kw["collect"], keep=kw["keep"], collect=kw["collect"])
+    if exact is None:
+        return res
+    return SearchResult(exact.bound, exact.found, max(exact.best, res.best), res.nodes + exact.nodes, exact.exhausted)
 
 
 def _table(cone: Cone, w, name: str, *, keep: int, collect: float):

@@ -1,0 +1,177 @@
+"""Exact box pricing by meet in the middle, for priors that are not a grid.
+
+The box pricing max { sum_x P_x r_x log r_x - w_x r_x : 0 <= r <= C, P.r = 1 } is attained at a
+lift vector: T at C, one letter f at a level r_f in [0, C], the rest 0 [saeidian-optimal-pml,
+Thm 6]. In the units m_x = C P_x (so that m(T) + rho = 1 with rho = P_f r_f the mass of f) and with
+delta_x = log C - w_x / P_x, its value is
+
+    V(T, f) = sum_{x in T} m_x delta_x + rho delta_f + rho log(rho / m_f).
+
+When the duals make every ratio w_x / P_x nearly log C (the master's duals near an optimum whose
+columns are nearly all at the cap), the first sum is almost the same for every set and the last
+term, zero only at rho = 0 or rho = m_f, decides: the search is a subset sum (which sets fill the
+capacity 1 almost exactly), on which a branch and bound over letters or levels needs a number of
+nodes that grows with the precision asked for.
+
+This search is a meet in the middle (:mod:`~leakage.design.pricing.halves`). Every vertex is seen
+through a set S of letters at the cap with a *deviation* t = m(S) - 1: S = T with f outside S and
+rho = -t <= m_f / 2 (an underfull S), or S = T + f with f inside S and sigma = t = m_f - rho <= m_f / 2
+(an overfull S, f lowered). The value is sum_S m_x delta_x + G(t), where G is
+rho delta_f + rho log(rho / m_f) below and -sigma delta_f + (m_f - sigma) log(1 - sigma / m_f) above,
+maximised over the admissible f; both are convex, zero at t = 0, and fall like |t| log(1/|t|) and |t|
+away from it. G is bounded on geometric pieces of |t| by its values at the pieces' ends, so the
+window of a subset A (the subsets B of the other half with m(A) + m(B) - 1 in a piece that may still
+beat the threshold with A's sum and the best sum of B) is found by two binary searches; a pair is
+bounded by its own piece and evaluated exactly (the best admissible f, membership checked) above
+it. Exact above ``tau``; budgets as in :mod:`~leakage.design.pricing.halves`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from leakage.design.bnb import SearchResult
+from leakage.design.pricing.halves import RangeMax, bits_of, list_halves, pair_search
+
+#: geometric pieces of |t| per side (the innermost reaches (max m / 2) 2^-PIECES), block of the max
+PIECES = 64
+_MARGIN = 1e-12
+
+
+def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: float) -> SearchResult | None:
+    """The box pricing at the duals, exact above ``tau``: ``bound`` >= the maximum (the maximum itself
+    when it exceeds tau), ``found``: up to ``keep`` columns worth more than ``collect``, best first.
+    None when a half would list more than ``MAX_HALF`` subsets (the caller keeps its own search)."""
+    p = np.asarray(prior, dtype=float)
+    w = np.asarray(duals, dtype=float)
+    if not math.isfinite(tau):
+        return None
+    C = float(cap)
+    m = C * p
+    delta = math.log(C) - w / p
+    prof = m * delta
+    lists = list_halves(p, -delta, np.stack([m, prof]))
+    if lists is None:
+        return None
+    a, b = lists
+    (ua, pa), (ub, pb) = a.sums, b.sums
+    tol = _MARGIN * (1.0 + abs(tau) + float(np.abs(prof).sum()))
+    env = _Envelope(m, delta)
+    # windows: for each A, the B whose deviation may still beat tau
+    thr = tau - pa - float(pb.max()) - tol
+    rho_max = env.reach(env.under_prefix, thr)
+    sig_max = env.reach(env.over_prefix, thr)
+    alive = (rho_max >= 0) | (sig_max >= 0)
+    lo = np.searchsorted(ub, 1.0 - np.maximum(rho_max, 0.0) - ua - 1e-12, side="left")
+    hi = np.searchsorted(ub, 1.0 + np.maximum(sig_max, 0.0) - ua + 1e-12, side="right")
+    gcap = max(env.under_prefix[-1], env.over_prefix[-1])
+    ub_a = np.where(alive, pa + RangeMax(pb).query(lo, hi) + gcap, -np.inf)
+
+    def pair_bound(ia, ib):
+        return pa[ia] + pb[ib] + env.bound((ua[ia] - 1.0) + ub[ib])
+
+    def exact(ia, ib, masks):
+        return _exact(pa[ia] + pb[ib], masks, (ua[ia] - 1.0) + ub[ib], m, delta)
+
+    res = pair_search(a, b, lo, hi, ub_a, pair_bound, exact, tau=tau, keep=keep, tol=tol)
+    found = _columns(res, p, C, keep, collect)
+    best = float(res.values[0]) if res.values.size else -math.inf
+    return SearchResult(res.bound, found, best, res.pairs, res.exhausted)
+
+
+class _Envelope:
+    """Upper bounds of G on geometric pieces of the deviation: piece j of a side covers
+    |t| in [e_{j+1}, e_j], e_j = (max m / 2) 2^-j, and the last piece [0, e_PIECES]; the prefix
+    maxima (outermost piece first) give how far from t = 0 a threshold can be beaten."""
+
+    def __init__(self, m, delta):
+        self.top = float(m.max()) / 2.0
+        e = self.top * np.exp2(-np.arange(PIECES + 1, dtype=float))
+        self.edges = e
+        lo, hi = np.append(e[1:], 0.0), e
+        half = m / 2.0
+        under = np.full(lo.size, -np.inf)
+        over = np.full(lo.size, -np.inf)
+        for f in range(m.size):
+            ok = half[f] >= lo
+            a, b = lo[ok], np.minimum(hi[ok], half[f])
+            under[ok] = np.maximum(under[ok], np.maximum(_under(a, m[f], delta[f]), _under(b, m[f], delta[f])))
+            over[ok] = np.maximum(over[ok], np.maximum(_over(a, m[f], delta[f]), _over(b, m[f], delta[f])))
+        self.under, self.over = under, over
+        self.under_prefix = np.maximum.accumulate(under)
+        self.over_prefix = np.maximum.accumulate(over)
+
+    def reach(self, prefix, thr):
+        """Per threshold, the largest |t| of a side whose piece may beat it (-1: none does)."""
+        j = np.searchsorted(prefix, thr, side="right")
+        return np.where(j < prefix.size, self.edges[np.minimum(j, prefix.size - 1)], -1.0)
+
+    def bound(self, t):
+        """Upper bound of G at each deviation t: the bound of the piece holding |t| (-inf beyond
+        max m / 2, where no view puts a vertex)."""
+        at = np.abs(t)
+        e = self.edges
+        with np.errstate(divide="ignore"):
+            j = np.floor(np.log2(self.top / np.where(at > 0, at, 1.0)))
+        j = np.where(at > 0, np.clip(j, 0, PIECES), PIECES).astype(np.int64)
+        j = np.where((j > 0) & (at > e[j]), j - 1, j)  # rounding of log2 at the edges (e exact)
+        j = np.where((j < PIECES) & (at < e[np.minimum(j + 1, PIECES)]), j + 1, j)
+        g = np.where(t < 0, self.under[j], self.over[j])
+        g = np.where(t == 0, np.maximum(self.under[-1], self.over[-1]), g)
+        return np.where(at > self.top, -np.inf, g)
+
+
+def _under(rho, mf, df):
+    """Value of an underfull set's letter f at mass rho: rho delta_f + rho log(rho / m_f)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(rho > 0, rho * df + rho * np.log(np.where(rho > 0, rho, 1.0) / mf), 0.0)
+
+
+def _over(sig, mf, df):
+    """Value of an overfull set's letter f lowered by sigma: -sigma delta_f + (m_f - sigma) log(1 - sigma/m_f)."""
+    rest = mf - sig
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return -sig * df + np.where(rest > 0, rest * np.log1p(-np.minimum(sig, mf) / mf), 0.0)
+
+
+def _exact(sums, masks, t, m, delta):
+    """Exact values of sets S (sum of m delta over S, bit mask, deviation t): the best admissible
+    fractional letter (outside S with m_f >= -t when t <= 0, inside with m_f >= t when t >= 0).
+    Returns the values and that letter (-1 where none)."""
+    best = np.full(sums.size, -np.inf)
+    arg = np.full(sums.size, -1)
+    for f in range(m.size):
+        inside = ((masks >> np.uint64(f)) & np.uint64(1)).astype(bool)
+        g = np.full(sums.size, -np.inf)
+        under = (t <= 0) & ~inside & (m[f] >= -t)
+        over = (t >= 0) & inside & (m[f] >= t)
+        g[under] = _under(-t[under], m[f], delta[f])
+        g[over] = _over(t[over], m[f], delta[f])
+        better = g > best
+        best = np.where(better, g, best)
+        arg = np.where(better, f, arg)
+    return sums + best, arg
+
+
+def _columns(res, p, C, keep, collect):
+    """The best ``keep`` distinct columns worth more than ``collect``: C on T, f at the level that
+    makes P.r = 1 (T = S below capacity, S minus f above)."""
+    out, seen = [], set()
+    for v, mask, f in zip(res.values.tolist(), res.masks, res.extra.tolist()):
+        if not v > collect or len(out) >= keep:
+            break
+        in_t = bits_of(mask, p.size)
+        in_t[f] = False
+        col = np.where(in_t, C, 0.0)
+        col[f] = min(max((1.0 - C * float(p[in_t].sum())) / p[f], 0.0), C)
+        key = col.tobytes()
+        if key not in seen:
+            seen.add(key)
+            out.append(col)
+    return out
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

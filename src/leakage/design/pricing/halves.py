@@ -1,0 +1,204 @@
+"""Meet in the middle over the letters: the skeleton shared by the exact subset-sum pricings.
+
+Some pricing families are, at the duals of a nearly optimal master, subset sums: the value of a
+set S depends on its mass and on an additive score, and only sets whose mass lies in a thin window
+(a box filled almost exactly, a two-level column's top set just below 1/H) can beat the threshold.
+A branch and bound over letters then needs a number of nodes that grows with the precision asked
+for. Meet in the middle [horowitz-sahni] lists instead every subset of each half of the letters
+with its sums (letters of equal mass as a block: only the block's prefixes in a given order, which
+the other subsets of the block never beat), sorts one half by mass, and pairs each subset A of the
+other half with the window of B whose total mass may still beat the threshold; a block maximum of
+B's scores over the window bounds A, and the pairs left are bounded by the family's own rule and
+the survivors evaluated exactly.
+
+:func:`pair_search` takes the subsets A by their bound, best first, and raises the threshold to
+the ``keep``-th best value met, so it stops where A's bound falls below it: the maximum is exact
+when it exceeds ``tau``, and the bound is at most ``tau`` otherwise. Counted budgets
+(deterministic): a half with more than ``MAX_HALF`` subsets is not listed (:func:`list_halves`
+returns None); past ``MAX_PAIRS`` pairs the search stops with the largest bound of the subsets A not
+yet taken (``exhausted``).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+#: most subsets listed for one half, and most pairs (A, B) examined by one search
+MAX_HALF = 1 << 22
+MAX_PAIRS = 10_000_000
+_BLOCK = 256
+_CHUNK = 1 << 21
+
+
+@dataclass(frozen=True)
+class Half:
+    """Every subset of one half: ``sums`` (k x count, the additive quantities, row 0 the mass the
+    other half is sorted by) and ``masks`` (uint64 bit masks over the letters)."""
+
+    sums: np.ndarray
+    masks: np.ndarray
+
+
+def list_halves(mass, order_key, rows) -> tuple[Half, Half] | None:
+    """The two halves' subsets, the second sorted by its first row; letters of equal ``mass`` as
+    blocks of prefixes in increasing ``order_key``; ``rows`` (k x N) the quantities summed.
+    None past 63 letters or ``MAX_HALF`` subsets of a half."""
+    n = mass.size
+    if n > 63:
+        return None
+    blocks = {}
+    for x in np.lexsort((np.arange(n), order_key, mass)).tolist():
+        blocks.setdefault(float(mass[x]), []).append(x)
+    halves, size = ([], []), [1, 1]
+    for blk in sorted(blocks.values(), key=lambda b: (-len(b), b[0])):
+        h = 0 if size[0] <= size[1] else 1
+        halves[h].append(blk)
+        size[h] *= len(blk) + 1
+        if size[h] > MAX_HALF:
+            return None
+    a, b = (_list(h, rows) for h in halves)
+    order = np.argsort(b.sums[0], kind="stable")
+    return a, Half(b.sums[:, order], b.masks[order])
+
+
+def _list(blocks, rows) -> Half:
+    sums, masks = np.zeros((rows.shape[0], 1)), np.zeros(1, np.uint64)
+    for blk in blocks:
+        bs = np.concatenate([np.zeros((rows.shape[0], 1)), np.cumsum(rows[:, blk], axis=1)], axis=1)
+        bits = np.concatenate([[0], np.cumsum([1 << x for x in blk])]).astype(np.uint64)
+        sums = (sums[:, :, None] + bs[:, None, :]).reshape(rows.shape[0], -1)
+        masks = (masks[:, None] | bits[None, :]).ravel()
+    return Half(sums, masks)
+
+
+class RangeMax:
+    """Exact maximum over index ranges [lo, hi) of an array: a sparse table over blocks' maxima for
+    the whole blocks, each block's running maxima from either end for the partial ones, and a
+    range inside one block read directly."""
+
+    def __init__(self, a, block: int = _BLOCK):
+        self.a = np.asarray(a, dtype=float)
+        nb = -(-self.a.size // block)
+        pad = np.full(nb * block, -np.inf)
+        pad[: self.a.size] = self.a
+        grid = pad.reshape(nb, block)
+        self.block = block
+        self.prefix = np.maximum.accumulate(grid, axis=1).ravel()
+        self.suffix = np.maximum.accumulate(grid[:, ::-1], axis=1)[:, ::-1].ravel()
+        level = grid.max(axis=1)
+        self.table = [level]
+        span = 1
+        while 2 * span <= nb:
+            level = np.maximum(level[:-span], level[span:])
+            self.table.append(level)
+            span *= 2
+
+    def query(self, lo, hi):
+        lo, hi = np.asarray(lo), np.asarray(hi)
+        out = np.full(lo.shape, -np.inf)
+        bl, bh = lo // self.block, (hi - 1) // self.block
+        one = (hi > lo) & (bl == bh)
+        if one.any():  # inside one block: read the elements
+            l1, n1 = lo[one], (hi - lo)[one]
+            start = np.cumsum(n1) - n1
+            idx = np.repeat(l1 - start, n1) + np.arange(int(n1.sum()))
+            out[one] = np.maximum.reduceat(self.a[idx], start)
+        many = (hi > lo) & (bl < bh)
+        if many.any():
+            l2, h2, a, b = lo[many], hi[many], bl[many] + 1, bh[many]  # whole blocks [a, b)
+            res = np.maximum(self.suffix[l2], self.prefix[h2 - 1])
+            inner = b > a
+            k = np.zeros(a.size, np.int64)
+            k[inner] = np.floor(np.log2(b[inner] - a[inner])).astype(np.int64)
+            for lev in np.unique(k[inner]).tolist():
+                sel = inner & (k == lev)
+                tab = self.table[lev]
+                res[sel] = np.maximum(res[sel], np.maximum(tab[a[sel]], tab[b[sel] - (1 << lev)]))
+            out[many] = res
+        return out
+
+
+@dataclass(frozen=True)
+class Pairs:
+    """The outcome of :func:`pair_search`: the best pairs' ``values``, ``masks`` and ``extra`` (what the
+    exact evaluation returned beside the value), best first; ``bound`` >= every pair's value;
+    ``pairs`` examined; ``exhausted``: stopped by ``MAX_PAIRS``."""
+
+    values: np.ndarray
+    masks: np.ndarray
+    extra: np.ndarray
+    bound: float
+    pairs: int
+    exhausted: bool
+
+
+def pair_search(a: Half, b: Half, lo, hi, ub_a, pair_bound, exact, *, tau: float, keep: int, tol: float) -> Pairs:
+    """Pairs (A, B) with B in A's window [lo, hi) of the sorted half: A taken by ``ub_a`` (its bound
+    over its window) best first, each pair bounded by ``pair_bound(ia, ib)`` and, above the current
+    threshold, evaluated by ``exact(ia, ib, masks) -> (values, extra)``."""
+    idx = np.flatnonzero(np.isfinite(ub_a) & (hi > lo) & (ub_a > tau - tol))
+    idx = idx[np.argsort(-ub_a[idx], kind="stable")]
+    width = (hi - lo)[idx]
+    level = tau
+    pool_v, pool_m, pool_e = np.empty(0), np.empty(0, np.uint64), np.empty(0, np.int64)
+    pairs, start, rest = 0, 0, -math.inf
+    while start < idx.size:
+        if ub_a[idx[start]] <= level - tol:
+            break
+        if pairs >= MAX_PAIRS:
+            rest = float(ub_a[idx[start]])
+            break
+        stop = start + max(1, int(np.searchsorted(np.cumsum(width[start:]), _CHUNK, side="right")))
+        ai, wd = idx[start:stop], width[start:stop]
+        ia = np.repeat(ai, wd)
+        ib = np.repeat(lo[ai] - np.cumsum(wd) + wd, wd) + np.arange(ia.size)
+        pairs += ia.size
+        ok = pair_bound(ia, ib) > level - tol
+        if ok.any():
+            ia, ib = ia[ok], ib[ok]
+            masks = a.masks[ia] | b.masks[ib]
+            val, extra = exact(ia, ib, masks)
+            good = val > level
+            pool_v = np.concatenate([pool_v, val[good]])
+            pool_m = np.concatenate([pool_m, masks[good]])
+            pool_e = np.concatenate([pool_e, extra[good]])
+            if pool_v.size > keep:
+                top = np.argsort(-pool_v, kind="stable")[: max(keep, 1)]
+                pool_v, pool_m, pool_e = pool_v[top], pool_m[top], pool_e[top]
+                level = max(level, float(pool_v[-1]))
+        start = stop
+    order = np.argsort(-pool_v, kind="stable")
+    best = float(pool_v.max()) if pool_v.size else -math.inf
+    return Pairs(pool_v[order], pool_m[order], pool_e[order], max(best, tau, rest) + tol, pairs, rest > -math.inf)
+
+
+def penalised_max(mass, order_key, score, lo: float, slopes) -> np.ndarray | None:
+    """For each slope c in ``slopes``: max { score(S) - c (mass(S) - lo) : mass(S) >= lo } (-inf when
+    no set reaches lo; -1e-12 of rounding slack on the mass), letters of equal mass as blocks in
+    increasing ``order_key`` (which must not lower the score); None when a half would list too many
+    subsets. One pass per slope: the other half's suffix maxima over its sorted masses."""
+    lists = list_halves(mass, order_key, np.stack([mass, score]))
+    if lists is None:
+        return None
+    (ma, sa), (mb, sb) = lists[0].sums, lists[1].sums
+    first = np.searchsorted(mb, lo - ma - 1e-12, side="left")
+    ok = first < mb.size
+    out = []
+    for c in np.asarray(slopes, dtype=float).tolist():
+        tail = np.maximum.accumulate((sb - c * mb)[::-1])[::-1]
+        vals = (sa - c * ma)[ok] + tail[first[ok]]
+        out.append(float(vals.max()) + c * lo if vals.size else -math.inf)
+    return np.array(out)
+
+
+def bits_of(mask, n: int) -> np.ndarray:
+    """A uint64 bit mask as a bool mask over n letters."""
+    return (np.uint64(mask) >> np.arange(n, dtype=np.uint64)) & np.uint64(1) == 1
+
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []

@@ -1,0 +1,144 @@
+"""leakage.design.pricing.halves, box_halves, heavy_halves: the meet-in-the-middle pricings against
+brute force over every vertex, on seeded families of priors and duals -- including the duals of a
+nearly optimal master (every ratio w/P within a hair of one value), where the pricing is a subset sum."""
+
+import itertools
+import math
+
+import numpy as np
+import pytest
+
+import leakage.design.pricing.halves as halves
+from design_instances import duals, eps_half, heavy_columns, light_top_columns, prior, values
+from leakage.design.pricing.box_halves import box_halves
+from leakage.design.pricing.heavy_halves import heavy_halves
+from leakage.design.pricing.light_top import light_top_search
+from leakage.design.vertices import lift_vectors
+
+
+def _degenerate(rng, p, level):
+    """Duals of a nearly optimal master: w = P (level + noise), the noise from 1e-7 to 1e-3."""
+    return p * (level + rng.normal(size=p.size) * 10.0 ** rng.uniform(-7, -3))
+
+
+def _float_prior(rng, n):
+    """A heavy-tailed prior that is no grid (Dirichlet, clipped at 1e-3: a tail of equal masses)."""
+    p = prior(rng, n) if rng.random() < 0.5 else np.maximum(rng.dirichlet(np.full(n, 0.3)), 1e-3)
+    return p / p.sum()
+
+
+def test_range_max_is_exact():
+    rng = np.random.default_rng(7)
+    for n, block in ((1, 4), (5, 4), (64, 16), (1000, 16), (3000, 256)):
+        a = rng.normal(size=n)
+        rm = halves.RangeMax(a, block)
+        lo, hi = rng.integers(0, n + 1, 3000), rng.integers(0, n + 1, 3000)
+        ref = np.array([a[i:j].max() if j > i else -np.inf for i, j in zip(lo, hi)])
+        assert np.array_equal(rm.query(lo, hi), ref)
+
+
+def test_penalised_max_matches_enumeration():
+    rng = np.random.default_rng(8)
+    for _ in range(40):
+        n = int(rng.integers(1, 10))
+        p = _float_prior(rng, n)
+        score = rng.normal(size=n) * 1e-3
+        lo = float(rng.uniform(0.0, 1.0))
+        slopes = np.array([0.0, 0.5, 2.0])
+        got = halves.penalised_max(p, -score, score, lo, slopes)
+        masks = np.array(list(itertools.product([0, 1], repeat=n)), bool)
+        mass, sc = masks @ p, masks @ score
+        ok = mass >= lo - 1e-12
+        for c, g in zip(slopes, got):
+            ref = float((sc - c * (mass - lo))[ok].max()) if ok.any() else -math.inf
+            assert g == pytest.approx(ref, abs=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_box_halves_is_exact_above_its_threshold(seed):
+    rng = np.random.default_rng(400 + seed)
+    for _ in range(25):
+        n = int(rng.integers(2, 11))
+        p = _float_prior(rng, n)
+        cap = float(rng.uniform(1.05, 12.0))
+        w = _degenerate(rng, p, math.log(cap)) if rng.random() < 0.6 else duals(rng, p)
+        cols = lift_vectors(p, cap)
+        vals = values(p, w, cols)
+        best = float(vals.max())
+        for tau in (best - 1e-3, best - 1e-7, best + 1e-7):
+            res = box_halves(p, w, cap, tau=tau, keep=3, collect=tau)
+            assert res.bound >= best - 1e-12 and not res.exhausted
+            if best > tau:  # exact above the threshold, and the columns it returns are true, best first
+                assert res.best == pytest.approx(best, abs=1e-12)
+                got = values(p, w, np.array(res.found).T)
+                assert np.all(got > tau - 1e-12) and got[0] == pytest.approx(best, abs=1e-12)
+                assert np.allclose(p @ np.array(res.found).T, 1.0) and np.all(np.array(res.found) <= cap * (1 + 1e-12))
+            else:
+                assert res.bound <= tau + 1e-9 and res.found == []
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_heavy_halves_is_exact_above_its_threshold(seed):
+    rng = np.random.default_rng(500 + seed)
+    checked = 0
+    for _ in range(25):
+        n = int(rng.integers(2, 11))
+        p = _float_prior(rng, n)
+        eps, half, E = eps_half(rng, p)
+        cols = heavy_columns(p, eps, half)
+        if cols.shape[1] == 0:
+            continue
+        H = E / (1 + E * half)
+        w = _degenerate(rng, p, math.log(H)) if rng.random() < 0.6 else duals(rng, p)
+        best = float(values(p, w, cols).max())
+        for tau in (best - 1e-3, best - 1e-7, best + 1e-7):
+            res = heavy_halves(p, w, eps, half, tau=tau, keep=3, collect=tau)
+            assert res.bound >= best - 1e-12
+            if best > tau:
+                assert res.best == pytest.approx(best, abs=1e-10)
+                assert len(res.found) >= 1 and res.found[0].dtype == bool
+            else:
+                assert res.bound <= tau + 1e-9
+        checked += 1
+    assert checked >= 10
+
+
+def test_pair_budget_stops_with_a_valid_bound(monkeypatch):
+    # past MAX_PAIRS the search stops and says so; its bound still covers every vertex
+    monkeypatch.setattr(halves, "MAX_PAIRS", 3)
+    monkeypatch.setattr(halves, "_CHUNK", 1)
+    rng = np.random.default_rng(9)
+    stopped = 0
+    for _ in range(20):
+        p = _float_prior(rng, 10)
+        cap = float(rng.uniform(1.5, 6.0))
+        w = duals(rng, p)
+        best = float(values(p, w, lift_vectors(p, cap)).max())
+        res = box_halves(p, w, cap, tau=best - 1.0, keep=2, collect=-math.inf)
+        assert res.bound >= best - 1e-12
+        stopped += res.exhausted
+    assert stopped >= 10
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_light_top_bound_holds_at_degenerate_duals(seed):
+    # the light-top search's bound on the columns near a box vertex (the meet-in-the-middle bound on the
+    # uniform columns 1_S / P(S), P(S) >= 1/H) holds at the duals where it matters
+    rng = np.random.default_rng(600 + seed)
+    checked = 0
+    for _ in range(20):
+        n = int(rng.integers(3, 8))
+        p = _float_prior(rng, n)
+        eps, half, E = eps_half(rng, p)
+        cols = light_top_columns(p, eps, half)
+        if cols.shape[1] == 0:
+            continue
+        H = E / (1 + E * half)
+        w = _degenerate(rng, p, math.log(H))
+        best = float(values(p, w, cols).max())
+        box = float(values(p, w, lift_vectors(p, H)).max())
+        res = light_top_search(p, w, eps, half, tol=1e-10, collect=-math.inf, max_nodes=10**6, keep=2, box_bound=box)
+        assert not res.exhausted
+        assert best - 1e-10 <= res.bound <= max(best, 0.0, box) + 1e-8
+        checked += 1
+    assert checked >= 8
