@@ -117,8 +117,8 @@ def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndar
                 new = chosen
         if new is None:
             # collect above scale/2 and prune at scale/4: a search that finds nothing leaves a bound of at
-            # most 3/4 scale, so "nothing improving" and "certified" agree
-            # every search may stop once its bound is at most 3/4 scale: that certifies
+            # most 3/4 scale, so "nothing improving" and "certified" agree; every search may stop once its
+            # bound is at most 3/4 scale (target), which already certifies
             pricing = price_mi(cone, w, tol=scale / 4, collect=scale / 2, keep=2 * n, max_nodes=budget.nodes,
                                find=not final, target=3 * scale / 4)
             last_pricing = pricing
