@@ -96,7 +96,13 @@ def test_heavy_halves_is_exact_above_its_threshold(seed):
             assert res.bound >= best - 1e-12
             if best > tau:
                 assert res.best == pytest.approx(best, abs=1e-10)
-                assert len(res.found) >= 1 and res.found[0].dtype == bool
+                # the sets it returns are true: their columns (built here) are worth the best, best first
+                tops = [mask @ p for mask in res.found]
+                d = [1 - (1 - H * half) * t for t in tops]
+                cols_f = np.array([np.where(mk, H * (1 + half - t) / e, (1 - H * t) / e)
+                                   for mk, t, e in zip(res.found, tops, d)]).T
+                got = values(p, w, cols_f)
+                assert np.all(got > tau - 1e-10) and got[0] == pytest.approx(best, abs=1e-10)
             else:
                 assert res.bound <= tau + 1e-9
         checked += 1

@@ -86,7 +86,7 @@ def heavy_halves(prior, duals, eps: float, half: float, *, tau: float, keep: int
         return np.where(ok, table[piece(np.clip(s, hs.s_min, hs.s_max)), cell(da[ia] + db[ib])], -np.inf)
 
     def exact(ia, ib, masks):
-        val = _values(hs, sa[ia] + sb[ib], wa[ia] + wb[ib], masks == (np.uint64(1) << np.uint64(p.size)) - np.uint64(1))
+        val = hs.values(sa[ia] + sb[ib], wa[ia] + wb[ib], masks == (np.uint64(1) << np.uint64(p.size)) - np.uint64(1))
         return val, np.zeros(val.size, np.int64)
 
     res = pair_search(a, b, lo, hi, ub_a, pair_bound, exact, tau=tau, keep=keep, tol=tol)
@@ -106,18 +106,6 @@ def _table(hs: HeavyTwoLevelSearch, r: float, s0, s1, grid):
     g, _ = hs.piece_max(la[rows].ravel(), lb[rows].ravel(), c1, c0)
     return g.reshape(rows.shape)
 
-
-def _values(hs: HeavyTwoLevelSearch, s, ws, full):
-    """Exact values of the heavy two-level columns with top mass s and dual sum ws (-inf outside
-    [s_min, s_max) or for the set of every letter)."""
-    ok = (s >= hs.s_min) & (s < hs.s_max) & ~full
-    s = np.where(ok, s, hs.s_min)
-    d = 1.0 - hs.kappa * s
-    lo, hi = (1.0 - hs.H * s) / d, hs.H * (1.0 + hs.half - s) / d
-    with np.errstate(divide="ignore", invalid="ignore"):
-        xl = np.where(lo > 0, lo * np.log(np.where(lo > 0, lo, 1.0)), 0.0)
-    val = (1.0 - s) * xl + s * hi * np.log(hi) - lo * hs.W - (hi - lo) * ws
-    return np.where(ok, val, -np.inf)
 
 #: An implementation module of the design engine: its functions trust their inputs, which
 #: leakage.design.optimal_mechanism validates once (docs/validation.md).

@@ -191,13 +191,17 @@ class HeavyTwoLevelSearch:
 
     def value(self, mask) -> float:
         it = self.items
-        s = float(it.p[mask].sum())
-        if not (self.s_min <= s < self.s_max) or mask.all():
-            return -math.inf
+        return float(self.values(np.array([it.p[mask].sum()]), np.array([it.w[mask].sum()]), np.array([mask.all()]))[0])
+
+    def values(self, s, ws, full):
+        """Values of the columns with top mass s and dual sum ws (arrays; -inf outside [s_min, s_max)
+        or where ``full``: the top set holds every letter)."""
+        ok = (s >= self.s_min) & (s < self.s_max) & ~full
+        s = np.where(ok, s, self.s_min)
         d = 1.0 - self.kappa * s
         lo, hi = (1.0 - self.H * s) / d, self.H * (1.0 + self.half - s) / d
-        xl = lo * math.log(lo) if lo > 0 else 0.0
-        return (1.0 - s) * xl + s * hi * math.log(hi) - lo * self.W - (hi - lo) * float(it.w[mask].sum())
+        val = (1.0 - s) * _xlogx(lo) + s * hi * np.log(hi) - lo * self.W - (hi - lo) * ws
+        return np.where(ok, val, -np.inf)
 
     def root(self):
         return np.zeros(self.items.size, np.int8)
