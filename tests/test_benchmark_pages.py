@@ -81,9 +81,10 @@ def test_the_pipeline_numbers_on_the_page_are_the_files_numbers():
     assert f"commit `{meta['commit']}`, {meta['date']}, on {meta['machine']}" in page
 
 
-def test_the_design_engine_table_is_the_files_rows():
-    rows = _rows("design-engine.csv")
-    snippet = (MEASUREMENTS / "design-engine.md").read_text()
+@pytest.mark.parametrize("name", ["design-engine", "design-family"])
+def test_the_design_tables_are_the_files_rows(name):
+    rows = _rows(f"{name}.csv")
+    snippet = (MEASUREMENTS / f"{name}.md").read_text()
     table = _table(snippet, "| case | method |")
     assert len(table) == len(rows) > 0
     for got, want in zip(table, rows):
@@ -92,11 +93,11 @@ def test_the_design_engine_table_is_the_files_rows():
         assert float(got[4]) == pytest.approx(float(want["bound"]), abs=1e-9)
         assert got[6] == ("yes" if want["certified"] == "True" else "no")
         assert float(got[7]) == pytest.approx(float(want["seconds"]), abs=0.005)
-    meta = json.loads((MEASUREMENTS / "design-engine.json").read_text())
+    meta = json.loads((MEASUREMENTS / f"{name}.json").read_text())
     assert f"commit `{meta['commit']}`, {meta['date']}, on {meta['machine']}" in snippet
     # both pages show the generated table (one file), and the docs type no other measurement of it
     for page in ("design-engine.md", "benchmarks.md"):
-        assert '--8<-- "measurements/design-engine.md"' in (ROOT / "docs" / page).read_text()
+        assert f'--8<-- "measurements/{name}.md"' in (ROOT / "docs" / page).read_text()
 
 
 # ------------------------------------------------------------------ recording a run

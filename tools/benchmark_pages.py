@@ -47,6 +47,8 @@ ROOT = Path(__file__).resolve().parents[1]
 MEASUREMENTS = ROOT / "docs" / "measurements"
 PAGE = ROOT / "docs" / "benchmarks.md"
 DESIGN_SNIPPET = MEASUREMENTS / "design-engine.md"
+#: the heavy-tailed family (tools/design_benchmark.py --only family): its own run, its own table
+FAMILY_SNIPPET = MEASUREMENTS / "design-family.md"
 
 PIPELINE_COLUMNS = ["paper", "rule", "stage", "job", "start_s", "end_s", "s", "cpu_s", "max_rss_mb"]
 DESIGN_COLUMNS = ["case", "method", "n", "value", "bound", "gap", "certified", "seconds"]
@@ -300,14 +302,16 @@ def design_markdown(rows: pd.DataFrame, meta: dict) -> str:
 
 
 def read_measurements(folder: Path = MEASUREMENTS):
-    """(pipeline jobs, their run, design rows, their run) from the committed files."""
+    """(pipeline jobs, their run, {design table name: (rows, their run)}) from the committed files."""
     jobs = pd.read_csv(folder / "pipeline.csv", keep_default_na=False, na_values=[""])
-    design = pd.read_csv(folder / "design-engine.csv", keep_default_na=False, na_values=[""])
-    missing = [c for c in PIPELINE_COLUMNS if c not in jobs.columns] + [c for c in DESIGN_COLUMNS if c not in design.columns]
+    design = {name: pd.read_csv(folder / f"{name}.csv", keep_default_na=False, na_values=[""])
+              for name in ("design-engine", "design-family")}
+    missing = [c for c in PIPELINE_COLUMNS if c not in jobs.columns] + [
+        c for rows in design.values() for c in DESIGN_COLUMNS if c not in rows.columns]
     if missing:
         raise ValueError(f"measurement files in {folder} lack the columns {missing}")
-    meta = {name: json.loads((folder / f"{name}.json").read_text()) for name in ("pipeline", "design-engine")}
-    return jobs, meta["pipeline"], design, meta["design-engine"]
+    meta = {name: json.loads((folder / f"{name}.json").read_text()) for name in ("pipeline", *design)}
+    return jobs, meta["pipeline"], {name: (rows, meta[name]) for name, rows in design.items()}
 
 
 def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
@@ -334,13 +338,21 @@ def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
         "",
         '--8<-- "measurements/design-engine.md"',
         "",
+        "The heavy-tailed family (`python tools/design_benchmark.py --only family`; seeded Dirichlet",
+        "priors, tolerance 1e-6, certified when gap <= 1e-6 (1 + value)):",
+        "",
+        '--8<-- "measurements/design-family.md"',
+        "",
     ])
 
 
-def render(folder: Path = MEASUREMENTS, page: Path = PAGE, snippet: Path = DESIGN_SNIPPET) -> dict[Path, str]:
+def render(folder: Path = MEASUREMENTS, page: Path = PAGE) -> dict[Path, str]:
     """The generated files and their text, from the measurement files."""
-    jobs, pipeline_meta, design, design_meta = read_measurements(folder)
-    return {page: benchmarks_page(jobs, pipeline_meta), snippet: design_markdown(design, design_meta)}
+    jobs, pipeline_meta, design = read_measurements(folder)
+    out = {page: benchmarks_page(jobs, pipeline_meta)}
+    for snippet, name in ((DESIGN_SNIPPET, "design-engine"), (FAMILY_SNIPPET, "design-family")):
+        out[snippet] = design_markdown(*design[name])
+    return out
 
 
 def main(argv=None) -> int:

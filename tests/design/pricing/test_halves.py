@@ -1,4 +1,4 @@
-"""leakage.design.pricing.halves, box_halves, heavy_halves: the meet-in-the-middle pricings against
+"""leakage.design.pricing.halves, box_halves, heavy_halves, light_top_windows: the meet-in-the-middle pricings against
 brute force over every vertex, on seeded families of priors and duals -- including the duals of a
 nearly optimal master (every ratio w/P within a hair of one value), where the pricing is a subset sum."""
 
@@ -12,7 +12,8 @@ import leakage.design.pricing.halves as halves
 from design_instances import duals, eps_half, heavy_columns, light_top_columns, prior, values
 from leakage.design.pricing.box_halves import box_halves
 from leakage.design.pricing.heavy_halves import heavy_halves
-from leakage.design.pricing.light_top import light_top_search
+import leakage.design.pricing.light_top as light_top
+from leakage.design.pricing.light_top import light_top_search, light_top_windows
 from leakage.design.vertices import lift_vectors
 
 
@@ -148,3 +149,34 @@ def test_light_top_bound_holds_at_degenerate_duals(seed):
         assert best - 1e-10 <= res.bound <= max(best, 0.0, box) + 1e-8
         checked += 1
     assert checked >= 8
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_light_top_windows_bound_the_family(seed, monkeypatch):
+    # the meet-in-the-middle bound over the light-top family (S whole by its mass window, T1 relaxed)
+    # holds against every light-top column, reaches max(best, box, 0) where T1 matters little, and
+    # stays a bound when its budget runs out
+    rng = np.random.default_rng(700 + seed)
+    checked, closed = 0, 0
+    for _ in range(30):
+        n = int(rng.integers(3, 9))
+        p = _float_prior(rng, n)
+        eps, half, E = eps_half(rng, p)
+        cols = light_top_columns(p, eps, half)
+        if cols.shape[1] == 0:
+            continue
+        H = E / (1 + E * half)
+        w = _degenerate(rng, p, math.log(H)) if rng.random() < 0.7 else p * (math.log(H) + rng.normal(size=n) * 0.05)
+        best = float(values(p, w, cols).max())
+        box = float(values(p, w, lift_vectors(p, H)).max())
+        goal = max(best, 0.0, box) + 1e-7
+        res = light_top_windows(p, w, eps, half, goal=goal, box_bound=box)
+        assert res.bound >= best - 1e-12 and res.found == []
+        closed += not res.exhausted and res.bound <= goal + 1e-9
+        with monkeypatch.context() as m:
+            m.setattr(light_top, "MAX_WINDOWS", 1)
+            m.setattr(light_top, "MAX_SPLITS", 3)
+            short = light_top_windows(p, w, eps, half, goal=-1.0, box_bound=box)
+            assert short.exhausted and short.bound >= best - 1e-12
+        checked += 1
+    assert checked >= 20 and closed >= 0.7 * checked

@@ -20,13 +20,14 @@ constraint. Letters of equal mass are branched as blocks (``pricing.items``). Ri
 
 from __future__ import annotations
 
+import heapq
 import math
 
 import numpy as np
 
 from leakage.design.bnb import Evaluation, SearchResult, best_first
 from leakage.design.cone import xlogx as _xlogx
-from leakage.design.pricing.halves import penalised_max
+from leakage.design.pricing.halves import RangeMax, list_halves, penalised_max
 from leakage.design.pricing.items import Items, greedy_fill, greedy_pieces
 from leakage.design.vertices import light_top_column
 
@@ -244,6 +245,85 @@ def light_top_search(prior, duals, eps, half, *, tol, collect, max_nodes, keep,
         col[s.it.order] = light_top_column(s.it.p, half, s.E, t1, sm)
         cols.append(col)
     return SearchResult(res.bound, cols, res.best, res.nodes, res.exhausted)
+
+
+#: most window maxima (one meet-in-the-middle pass each) and s-range splits of :func:`light_top_windows`
+MAX_WINDOWS, MAX_SPLITS = 400, 4000
+
+
+def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float) -> SearchResult | None:
+    """A bound on the light-top family with S seen whole, by meet in the middle over its mass.
+
+    With D(S) = sum_S (P_x log H - w_x), W12 = P(S) log H - D(S): on an s-range [a, b] every S has
+    W12 >= s log H - Dmax(a, b), Dmax the largest D(S) with P(S) in the range (exact, from the two
+    halves' subsets), and T1 is relaxed as in the search (its fractional knapsack over the light
+    letters, T1 ⊆ S as P(T1) <= s), which leaves the search's cell bound (``LightTopSearch``) on
+    the range. Near s = 1/H (k near 1, the columns near the box's uniform columns) the value is a
+    subset sum in S alone, which letter-by-letter branching does not close; T1 only matters through
+    (k - 1). Ranges are taken worst first: split in s while that lowers the cell bound, the window
+    maximum recomputed where the bound at the range's points still exceeds ``goal`` (up to 1e-10
+    relative: the bound is continuous in s). Returns the bound (``found`` empty; ``exhausted`` when
+    ``MAX_WINDOWS`` or ``MAX_SPLITS`` ran out, or a range shrank to a point, above the goal),
+    or None when a half would list too many subsets."""
+    s = LightTopSearch(prior, duals, eps, half, box_bound)
+    it, H = s.it, s.H
+    log_h = math.log(H)
+    score = it.p * log_h - it.w
+    lists = list_halves(it.p, it.w, np.stack([it.p, score]))
+    if lists is None:
+        return None
+    (ua, pa), (ub, pb) = lists[0].sums, lists[1].sums
+    rmax = RangeMax(pb)
+    slack = 1e-12 * (1.0 + float(np.abs(score).sum()))
+
+    def dmax(lo, hi):
+        first = np.searchsorted(ub, lo - ua - 1e-12, side="left")
+        last = np.searchsorted(ub, hi - ua + 1e-12, side="right")
+        return float((pa + rmax.query(first, last)).max()) + slack
+
+    a1, b1, al1, r1, *_ = greedy_pieces(it.p, it.w, s.small, 0.0, 0.0, 0.0, half)
+    if a1.size == 0:
+        a1, b1, al1, r1 = np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1)
+    s._box = max(min(s.box_bound, s._box_relaxation(np.zeros(it.size, bool))), 0.0)
+
+    def cells(x_lo, x_hi, d):
+        x_lo, x_hi = np.atleast_1d(x_lo), np.atleast_1d(x_hi)
+        u, _ = s._cells(x_lo, x_hi, np.full(x_lo.size, -d), np.full(x_lo.size, log_h), a1, b1, al1, r1, x_hi)
+        u = float(u.max())
+        return u + _MARGIN * (1.0 + abs(u)) if u > -math.inf else u
+
+    top_s = 1.0 - float(it.p.min())  # S leaves a letter out
+    if top_s < s.s_min:
+        return SearchResult(-math.inf, [], -math.inf, 0, False)
+    d0 = dmax(s.s_min, top_s)
+    if d0 == -math.inf:
+        return SearchResult(-math.inf, [], -math.inf, 1, False)
+    heap = [(-cells(s.s_min, top_s, d0), s.s_min, top_s, d0, True)]
+    # the bound is continuous in s: where it crosses the goal, ranges approach it from above only
+    reach = goal + 1e-10 * (1.0 + abs(goal))
+    queries, splits, stuck = 1, 0, -math.inf
+    while heap and -heap[0][0] > reach:
+        u, lo, hi, d, exact = heapq.heappop(heap)
+        u, mid = -u, 0.5 * (lo + hi)
+        at_points = cells([lo, mid, hi], [lo, mid, hi], d)
+        if not exact and at_points > reach and (u - at_points < 0.5 * (u - goal) or not lo < mid < hi):
+            if queries >= MAX_WINDOWS:
+                stuck = u
+                break
+            queries += 1
+            d = dmax(lo, hi)
+            if d > -math.inf:
+                heapq.heappush(heap, (-cells(lo, hi, d), lo, hi, d, True))
+            continue
+        if splits >= MAX_SPLITS or not lo < mid < hi:
+            stuck = u
+            break
+        splits += 1
+        for x, y in ((lo, mid), (mid, hi)):
+            heapq.heappush(heap, (-cells(x, y, d), x, y, d, False))
+    bound = max(stuck, -heap[0][0] if heap else -math.inf)
+    return SearchResult(bound, [], -math.inf, queries + splits, stuck > -math.inf)
+
 
 #: An implementation module of the design engine: its functions trust their inputs, which
 #: leakage.design.optimal_mechanism validates once (docs/validation.md).

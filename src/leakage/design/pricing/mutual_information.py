@@ -40,7 +40,7 @@ from leakage.design.pricing import counts as tables
 from leakage.design.pricing.box import box_search
 from leakage.design.pricing.box_halves import box_halves
 from leakage.design.pricing.heavy_halves import heavy_halves
-from leakage.design.pricing.light_top import light_top_search
+from leakage.design.pricing.light_top import light_top_search, light_top_windows
 from leakage.design.pricing.light_top_counts import light_top_count_search
 from leakage.design.pricing.staircase import heavy_two_level_search, staircase_search
 from leakage.design.vertices import light_top_column, staircase_columns
@@ -119,8 +119,8 @@ def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find
             elif res is None:
                 # below a closed box search's bound the pricing bound cannot go: no need to refine there
                 floor = box.bound if box is not None and not box.exhausted else -math.inf
-                res = light_top_search(p, w, cone.eps, cone.half, **{**kw, "target": max(target, floor)},
-                                       box_bound=box.bound if box is not None else math.inf)
+                res = _light_top_float(p, w, cone, {**kw, "target": max(target, floor)},
+                                       box.bound if box is not None else math.inf, closed=floor > -math.inf)
                 cols = res.found
             else:
                 cols = [_light_top(cone, t1, s) for t1, s in res.found]
@@ -146,6 +146,23 @@ def _exact_after(res: SearchResult, halves, kw) -> SearchResult:
     if exact is None:
         return res
     return SearchResult(exact.bound, exact.found, max(exact.best, res.best), res.nodes + exact.nodes, exact.exhausted)
+
+
+def _light_top_float(p, w, cone: Cone, kw, box_bound: float, closed: bool) -> SearchResult:
+    """The light-top search for a prior that is not a grid. On a full pass (more than ``SHORT_NODES``
+    nodes) after a box search that closed (near the optimum: far from it the bound is not near the
+    target) the meet-in-the-middle bound (``light_top_windows``) comes first: when it reaches the
+    target, or shows that no column is worth ``collect``, the branch and bound is not needed;
+    otherwise the smaller of the two bounds holds."""
+    win = None
+    if closed and kw["max_nodes"] > SHORT_NODES:
+        win = light_top_windows(p, w, cone.eps, cone.half, goal=kw["target"], box_bound=box_bound)
+        if win is not None and (not win.exhausted or win.bound <= kw["collect"]):
+            return win
+    res = light_top_search(p, w, cone.eps, cone.half, **kw, box_bound=box_bound)
+    if win is None or res.found or res.bound <= win.bound:
+        return res
+    return SearchResult(win.bound, res.found, res.best, res.nodes + win.nodes, win.exhausted)
 
 
 def _table(cone: Cone, w, name: str, *, keep: int, collect: float):
