@@ -180,3 +180,28 @@ def test_light_top_windows_bound_the_family(seed, monkeypatch):
             assert short.exhausted and short.bound >= best - 1e-12
         checked += 1
     assert checked >= 20 and closed >= 0.7 * checked
+
+
+def test_a_meet_in_the_middle_out_of_pairs_keeps_the_smaller_bound(monkeypatch):
+    # when the branch and bound runs out of nodes and its meet-in-the-middle replacement runs out of
+    # pairs, the pricing keeps the smaller of the two bounds (both hold)
+    from leakage.design.pricing.box import box_search
+    from leakage.design.pricing.mutual_information import _exact_after
+
+    monkeypatch.setattr(halves, "MAX_PAIRS", 2)
+    monkeypatch.setattr(halves, "_CHUNK", 1)
+    rng = np.random.default_rng(10)
+    kept = 0
+    for _ in range(30):
+        p = _float_prior(rng, 12)
+        cap = float(rng.uniform(1.5, 6.0))
+        w = _degenerate(rng, p, math.log(cap)) if rng.random() < 0.5 else duals(rng, p)
+        best = float(values(p, w, lift_vectors(p, cap)).max())
+        kw = dict(tol=1e-12, collect=best + 1e-3, max_nodes=5, keep=2, stop_count=None, target=-math.inf)
+        bnb = box_search(p, w, cap, **kw)
+        exact = box_halves(p, w, cap, tau=kw["collect"], keep=2, collect=kw["collect"])
+        got = _exact_after(bnb, lambda **k: box_halves(p, w, cap, **k), kw)
+        if bnb.exhausted and not bnb.found:
+            assert got.bound == min(bnb.bound, exact.bound) >= best - 1e-12
+            kept += exact.exhausted and bnb.bound < exact.bound
+    assert kept >= 3

@@ -139,13 +139,15 @@ def _exact_after(res: SearchResult, halves, kw) -> SearchResult:
     """When a branch-and-bound search ran out of nodes with nothing found, its meet-in-the-middle
     counterpart (``halves(tau=, keep=, collect=)``, exact above ``collect``) takes its place if the
     prior is small enough (not for a bound alone, ``collect`` = inf: far from the optimum the
-    windows hold most pairs)."""
+    windows hold most pairs). Both bounds hold, so the smaller is kept: a meet in the middle that
+    runs out of pairs (many near-optimal sets) bounds only the subsets it did not reach, loosely."""
     if not res.exhausted or res.found or not math.isfinite(kw["collect"]):
         return res
     exact = halves(tau=kw["collect"], keep=kw["keep"], collect=kw["collect"])
     if exact is None:
         return res
-    return SearchResult(exact.bound, exact.found, max(exact.best, res.best), res.nodes + exact.nodes, exact.exhausted)
+    return SearchResult(min(exact.bound, res.bound), exact.found, max(exact.best, res.best), res.nodes + exact.nodes,
+                        exact.exhausted)
 
 
 def _light_top_float(p, w, cone: Cone, kw, box_bound: float, closed: bool) -> SearchResult:
