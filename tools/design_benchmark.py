@@ -152,7 +152,9 @@ def main():
     for r in ratios:
         print(r)
     if args.csv:
-        cases = [f"--{k}" + ("" if v is True else f" {v}") for k, v in (("quick", args.quick), ("only", args.only)) if v]
+        draws = args.draws if args.draws != ap.get_default("draws") else None
+        cases = [f"--{k}" + ("" if v is True else f" {v}")
+                 for k, v in (("quick", args.quick), ("only", args.only), ("draws", draws)) if v]
         write_rows(args.csv, " ".join(["python tools/design_benchmark.py", *cases]), args.note)
 
 
