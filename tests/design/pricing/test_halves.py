@@ -46,7 +46,7 @@ def test_penalised_max_matches_enumeration():
         score = rng.normal(size=n) * 1e-3
         lo = float(rng.uniform(0.0, 1.0))
         slopes = np.array([0.0, 0.5, 2.0])
-        got = halves.penalised_max(p, -score, score, lo, slopes)
+        got = halves.penalised_max(halves.list_halves(p, -score, np.stack([p, score])), lo, slopes)
         masks = np.array(list(itertools.product([0, 1], repeat=n)), bool)
         mass, sc = masks @ p, masks @ score
         ok = mass >= lo - 1e-12

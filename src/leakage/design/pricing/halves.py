@@ -175,14 +175,11 @@ def pair_search(a: Half, b: Half, lo, hi, ub_a, pair_bound, exact, *, tau: float
     return Pairs(pool_v[order], pool_m[order], pool_e[order], max(best, tau, rest) + tol, pairs, rest > -math.inf)
 
 
-def penalised_max(mass, order_key, score, lo: float, slopes) -> np.ndarray | None:
+def penalised_max(lists: tuple[Half, Half], lo: float, slopes) -> np.ndarray:
     """For each slope c in ``slopes``: max { score(S) - c (mass(S) - lo) : mass(S) >= lo } (-inf when
-    no set reaches lo; -1e-12 of rounding slack on the mass), letters of equal mass as blocks in
-    increasing ``order_key`` (which must not lower the score); None when a half would list too many
-    subsets. One pass per slope: the other half's suffix maxima over its sorted masses."""
-    lists = list_halves(mass, order_key, np.stack([mass, score]))
-    if lists is None:
-        return None
+    no set reaches lo; -1e-12 of rounding slack on the mass), over the halves ``list_halves(mass,
+    order_key, [mass, score])`` (an order key that does not lower the score within a block of equal
+    masses). One pass per slope: the other half's suffix maxima over its sorted masses."""
     (ma, sa), (mb, sb) = lists[0].sums, lists[1].sums
     first = np.searchsorted(mb, lo - ma - 1e-12, side="left")
     ok = first < mb.size

@@ -32,6 +32,9 @@ from leakage.design.pricing.items import Items, greedy_fill, greedy_pieces
 from leakage.design.vertices import light_top_column
 
 _MARGIN = 1e-12
+#: slopes c of the bounds D(S) <= Phi(c) + c (P(S) - 1/H), Phi(c) = max { D(S) - c (P(S) - 1/H) :
+#: P(S) >= 1/H } (the uniform columns' bound, ``LightTopSearch._uniform``)
+_SLOPES = (1.0, 0.5, 0.25, 0.125, 0.0625)
 #: parts the s-range of the bound's argmax cell is cut into, and rounds of that refinement
 _SPLIT, _ROUNDS = 8, 40
 
@@ -50,7 +53,17 @@ class LightTopSearch:
         self.small = self.it.p < half
         self.s_min = half + 1.0 / self.E
         self.H = self.E / (1.0 + self.E * half)
-        self._uniform = _uniform_bounds(self.it.p, self.it.w, self.H) if math.isfinite(self.box_bound) else None
+        # the subsets of two halves with their mass and D(S) = sum_S (P log H - w), for the bounds that
+        # see S whole (the uniform columns here, the windows of light_top_windows); None: too many
+        self.halves = self.list_halves() if math.isfinite(self.box_bound) else None
+        self._uniform = None
+        if self.halves is not None:
+            self._uniform = np.array(_SLOPES), penalised_max(self.halves, 1.0 / self.H, _SLOPES)
+
+    def list_halves(self):
+        """``halves.list_halves`` of the sorted letters with rows (P, P log H - w); None: too many."""
+        it = self.it
+        return list_halves(it.p, it.w, np.stack([it.p, it.p * math.log(self.H) - it.w]))
 
     def value(self, t1, s) -> float:
         it, E, half = self.it, self.E, self.half
@@ -222,15 +235,6 @@ class LightTopSearch:
         return [a, b]
 
 
-#: slopes c of the bounds D(S) <= Phi(c) + c (P(S) - 1/H) over the sets of mass at least 1/H
-_SLOPES = (1.0, 0.5, 0.25, 0.125, 0.0625)
-
-
-def _uniform_bounds(p, w, H):
-    """(slopes, Phi): Phi(c) = max { D(S) - c (P(S) - 1/H) : P(S) >= 1/H }, D(S) = sum_S (P_x log H - w_x),
-    by meet in the middle; None for a prior too large to list."""
-    phi = penalised_max(p, w, p * math.log(H) - w, 1.0 / H, _SLOPES)
-    return None if phi is None else (np.array(_SLOPES), phi)
 
 
 def light_top_search(prior, duals, eps, half, *, tol, collect, max_nodes, keep,
@@ -268,13 +272,12 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     s = LightTopSearch(prior, duals, eps, half, box_bound)
     it, H = s.it, s.H
     log_h = math.log(H)
-    score = it.p * log_h - it.w
-    lists = list_halves(it.p, it.w, np.stack([it.p, score]))
+    lists = s.halves if math.isfinite(s.box_bound) else s.list_halves()
     if lists is None:
         return None
     (ua, pa), (ub, pb) = lists[0].sums, lists[1].sums
     rmax = RangeMax(pb)
-    slack = 1e-12 * (1.0 + float(np.abs(score).sum()))
+    slack = 1e-12 * (1.0 + float(np.abs(it.p * log_h - it.w).sum()))
 
     def dmax(lo, hi):
         first = np.searchsorted(ub, lo - ua - 1e-12, side="left")
