@@ -10,10 +10,12 @@ import pytest
 
 import leakage.design.pricing.halves as halves
 from design_instances import duals, eps_half, heavy_columns, light_top_columns, prior, values
+from leakage.design.pricing.box import box_search
 from leakage.design.pricing.box_halves import box_halves
 from leakage.design.pricing.heavy_halves import heavy_halves
 import leakage.design.pricing.light_top as light_top
 from leakage.design.pricing.light_top import light_top_search, light_top_windows
+from leakage.design.pricing.mutual_information import _exact_after
 from leakage.design.vertices import lift_vectors
 
 
@@ -26,6 +28,18 @@ def _float_prior(rng, n):
     """A heavy-tailed prior that is no grid (Dirichlet, clipped at 1e-3: a tail of equal masses)."""
     p = prior(rng, n) if rng.random() < 0.5 else np.maximum(rng.dirichlet(np.full(n, 0.3)), 1e-3)
     return p / p.sum()
+
+
+def _ball_draws(rng, draws, sizes, family):
+    """Seeded ball instances with a float prior whose column ``family(p, eps, half)`` is not empty:
+    (p, eps, half, H, columns)."""
+    for _ in range(draws):
+        n = int(rng.integers(*sizes))
+        p = _float_prior(rng, n)
+        eps, half, E = eps_half(rng, p)
+        cols = family(p, eps, half)
+        if cols.shape[1]:
+            yield p, eps, half, E / (1 + E * half), cols
 
 
 def test_range_max_is_exact():
@@ -82,14 +96,7 @@ def test_box_halves_is_exact_above_its_threshold(seed):
 def test_heavy_halves_is_exact_above_its_threshold(seed):
     rng = np.random.default_rng(500 + seed)
     checked = 0
-    for _ in range(25):
-        n = int(rng.integers(2, 11))
-        p = _float_prior(rng, n)
-        eps, half, E = eps_half(rng, p)
-        cols = heavy_columns(p, eps, half)
-        if cols.shape[1] == 0:
-            continue
-        H = E / (1 + E * half)
+    for p, eps, half, H, cols in _ball_draws(rng, 25, (2, 11), heavy_columns):
         w = _degenerate(rng, p, math.log(H)) if rng.random() < 0.6 else duals(rng, p)
         best = float(values(p, w, cols).max())
         for tau in (best - 1e-3, best - 1e-7, best + 1e-7):
@@ -133,14 +140,7 @@ def test_light_top_bound_holds_at_degenerate_duals(seed):
     # uniform columns 1_S / P(S), P(S) >= 1/H) holds at the duals where it matters
     rng = np.random.default_rng(600 + seed)
     checked = 0
-    for _ in range(20):
-        n = int(rng.integers(3, 8))
-        p = _float_prior(rng, n)
-        eps, half, E = eps_half(rng, p)
-        cols = light_top_columns(p, eps, half)
-        if cols.shape[1] == 0:
-            continue
-        H = E / (1 + E * half)
+    for p, eps, half, H, cols in _ball_draws(rng, 20, (3, 8), light_top_columns):
         w = _degenerate(rng, p, math.log(H))
         best = float(values(p, w, cols).max())
         box = float(values(p, w, lift_vectors(p, H)).max())
@@ -158,15 +158,8 @@ def test_light_top_windows_bound_the_family(seed, monkeypatch):
     # stays a bound when its budget runs out
     rng = np.random.default_rng(700 + seed)
     checked, closed = 0, 0
-    for _ in range(30):
-        n = int(rng.integers(3, 9))
-        p = _float_prior(rng, n)
-        eps, half, E = eps_half(rng, p)
-        cols = light_top_columns(p, eps, half)
-        if cols.shape[1] == 0:
-            continue
-        H = E / (1 + E * half)
-        w = _degenerate(rng, p, math.log(H)) if rng.random() < 0.7 else p * (math.log(H) + rng.normal(size=n) * 0.05)
+    for p, eps, half, H, cols in _ball_draws(rng, 30, (3, 9), light_top_columns):
+        w = _degenerate(rng, p, math.log(H)) if rng.random() < 0.7 else p * (math.log(H) + rng.normal(size=p.size) * 0.05)
         best = float(values(p, w, cols).max())
         box = float(values(p, w, lift_vectors(p, H)).max())
         goal = max(best, 0.0, box) + 1e-7
@@ -185,9 +178,6 @@ def test_light_top_windows_bound_the_family(seed, monkeypatch):
 def test_a_meet_in_the_middle_out_of_pairs_keeps_the_smaller_bound(monkeypatch):
     # when the branch and bound runs out of nodes and its meet-in-the-middle replacement runs out of
     # pairs, the pricing keeps the smaller of the two bounds (both hold)
-    from leakage.design.pricing.box import box_search
-    from leakage.design.pricing.mutual_information import _exact_after
-
     monkeypatch.setattr(halves, "MAX_PAIRS", 2)
     monkeypatch.setattr(halves, "_CHUNK", 1)
     rng = np.random.default_rng(10)
