@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 import pytest
+from scipy.optimize import minimize_scalar
 
 import leakage.design.pricing.halves as halves
 from design_instances import duals, eps_half, heavy_columns, light_top_columns, prior, values
@@ -155,7 +156,8 @@ def test_light_top_bound_holds_at_degenerate_duals(seed):
 def test_light_top_windows_bound_the_family(seed, monkeypatch):
     # the meet-in-the-middle bound over the light-top family (S whole by its mass window, T1 relaxed)
     # holds against every light-top column, reaches max(best, box, 0) where T1 matters little, and
-    # stays a bound when its budget runs out
+    # stays a bound when its budget runs out (windows never bounded set by set: these families are small)
+    monkeypatch.setattr(light_top, "MAX_COUPLED", 0)
     rng = np.random.default_rng(700 + seed)
     checked, closed = 0, 0
     for p, eps, half, H, cols in _ball_draws(rng, 30, (3, 9), light_top_columns):
@@ -173,6 +175,58 @@ def test_light_top_windows_bound_the_family(seed, monkeypatch):
             assert short.exhausted and short.bound >= best - 1e-12
         checked += 1
     assert checked >= 20 and closed >= 0.7 * checked
+
+
+def _fractional_light_top(p, w, eps, half):
+    """Brute force: max over S of the light-top value with T1's dual sum at its fractional knapsack
+    over the light letters of S, L1(p1) (piecewise linear in w / P order), p1 in [0, beta/2),
+    maximised per piece numerically."""
+    E, n = math.exp(eps), p.size
+    best = -math.inf
+    for bits in itertools.product([False, True], repeat=n):
+        s = np.array(bits)
+        sig = float(p[s].sum())
+        k = E * (sig - half)
+        if s.all() or k < 1.0:
+            continue
+        light = np.flatnonzero(s & (p < half))
+        light = light[np.argsort(w[light] / p[light], kind="stable")]
+        cm = np.concatenate([[0.0], np.cumsum(p[light])])
+        cw = np.concatenate([[0.0], np.cumsum(w[light])])
+        w12 = float(w[s].sum())
+
+        def value(p1):
+            d = sig + (k - 1.0) * p1
+            return (p1 * k * math.log(k) - (k - 1.0) * float(np.interp(p1, cm, cw)) - w12) / d - math.log(d)
+
+        best = max(best, value(0.0))
+        for lo, hi in zip(cm[:-1], np.minimum(cm[1:], half)):
+            if hi > lo:
+                r = minimize_scalar(lambda x: -value(x), bounds=(lo, hi), method="bounded", options={"xatol": 1e-13})
+                best = max(best, value(lo), value(hi), -r.fun)
+    return best
+
+
+def test_light_top_windows_bound_each_set_with_its_own_top_set(monkeypatch):
+    # a thin window is bounded set by set, T1 within S: the bound still holds against every light-top
+    # column, is no looser than T1's fractional knapsack within each S (brute force, solved per piece
+    # by scipy), and no looser than the windows with T1 relaxed apart from S -- which it undercuts
+    rng = np.random.default_rng(720)
+    checked, tighter = 0, 0
+    for p, eps, half, H, cols in _ball_draws(rng, 40, (3, 9), light_top_columns):
+        w = _degenerate(rng, p, math.log(H)) if rng.random() < 0.7 else p * (math.log(H) + rng.normal(size=p.size) * 0.05)
+        best = float(values(p, w, cols).max())
+        box = float(values(p, w, lift_vectors(p, H)).max())
+        goal = max(best, 0.0, box) + 1e-7
+        res = light_top_windows(p, w, eps, half, goal=goal, box_bound=box)
+        assert best - 1e-12 <= res.bound <= _fractional_light_top(p, w, eps, half) + 1e-9
+        with monkeypatch.context() as m:
+            m.setattr(light_top, "MAX_COUPLED", 0)
+            relaxed = light_top_windows(p, w, eps, half, goal=goal, box_bound=box)
+        assert res.bound <= relaxed.bound + 1e-9
+        tighter += res.bound < relaxed.bound - 1e-6
+        checked += 1
+    assert checked >= 25 and tighter >= 5
 
 
 def test_a_meet_in_the_middle_out_of_pairs_keeps_the_smaller_bound(monkeypatch):

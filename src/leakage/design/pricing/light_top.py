@@ -80,18 +80,21 @@ class LightTopSearch:
 
     def _cells(self, a2, b2, al2, r2, a1, b1, al1, r1, cap1):
         """Bounds on every cell (s-piece i on [a2, b2] x p1-piece j on [a1, b1], p1 <= cap1[i]) and
-        their maximisers; an empty cell gets -inf."""
+        their maximisers; an empty cell gets -inf. The p1-pieces are shared by the s-pieces (1-D) or
+        each s-piece's own (2-D, one row per s-piece)."""
         E, half = self.E, self.half
+        if a1.ndim == 1:
+            a1, b1, al1, r1 = (x[None, :] for x in (a1, b1, al1, r1))
         klo, khi = E * (a2 - half), E * (b2 - half)
         l12min = np.minimum(al2 + r2 * a2, al2 + r2 * b2)
         kap = (klo - 1.0)[:, None]
-        q_lo = np.broadcast_to(a1[None, :], (a2.size, a1.size))
-        q_hi = np.minimum(b1[None, :], cap1[:, None])
+        q_lo = np.broadcast_to(a1, (a2.size, a1.shape[1]))
+        q_hi = np.minimum(b1, cap1[:, None])
         empty = q_hi < q_lo
         q_hi = np.maximum(q_hi, q_lo)
         neg = np.maximum(0.0, np.maximum(-(al1 + r1 * q_lo), -(al1 + r1 * q_hi)))
-        aa = -kap * al1[None, :] - l12min[:, None] + (khi - klo)[:, None] * neg
-        bb = (khi * np.log(khi))[:, None] - kap * r1[None, :]
+        aa = -kap * al1 - l12min[:, None] + (khi - klo)[:, None] * neg
+        bb = (khi * np.log(khi))[:, None] - kap * r1
         slo = a2[:, None]
         nn = np.maximum(0.0, np.maximum(-(aa + bb * q_lo), -(aa + bb * q_hi)))
         extra = nn * ((b2 - a2)[:, None] + (khi - klo)[:, None] * q_hi) / (slo + kap * q_lo) ** 2
@@ -105,8 +108,8 @@ class LightTopSearch:
             # {0 <= v <= H} (bounded by the box search), the second worth log(1/p1) - w(T1)/p1, so
             # V <= max(U_box, 0) + ((k-1)/D) max(0, G1), G1(p1) = -p1 log p1 - L1(p1) (concave);
             # tight where k is near 1 (s near beta/2 + e^-eps), where the first bound is not
-            g_at = np.clip(np.exp(-1.0 - r1)[None, :], q_lo, q_hi)
-            g1 = -_xlogx(g_at) - (al1[None, :] + r1[None, :] * g_at)
+            g_at = np.clip(np.exp(-1.0 - r1), q_lo, q_hi)
+            g1 = -_xlogx(g_at) - (al1 + r1 * g_at)
             dmin = slo + kap * q_lo
             box = np.full(a2.size, self._box)
             if self._uniform is not None:
@@ -251,8 +254,12 @@ def light_top_search(prior, duals, eps, half, *, tol, collect, max_nodes, keep,
     return SearchResult(res.bound, cols, res.best, res.nodes, res.exhausted)
 
 
-#: most window maxima (one meet-in-the-middle pass each) and s-range splits of :func:`light_top_windows`
-MAX_WINDOWS, MAX_SPLITS = 400, 4000
+#: most window maxima (one meet-in-the-middle pass each) and s-range splits of :func:`light_top_windows`,
+#: and most sets in a window bounded one by one (:func:`_coupled`)
+MAX_WINDOWS, MAX_SPLITS, MAX_COUPLED = 400, 4000, 100_000
+#: a range's bound in light_top_windows: from a wider range's Dmax, from its own Dmax, set by set
+_INHERITED, _QUERIED, _FINAL = 0, 1, 2
+_CHUNK = 16384
 
 
 def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float) -> SearchResult | None:
@@ -266,9 +273,11 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     subset sum in S alone, which letter-by-letter branching does not close; T1 only matters through
     (k - 1). Ranges are taken worst first: split in s while that lowers the cell bound, the window
     maximum recomputed where the bound at the range's points still exceeds ``goal`` (up to 1e-10
-    relative: the bound is continuous in s). Returns the bound (``found`` empty; ``exhausted`` when
-    ``MAX_WINDOWS`` or ``MAX_SPLITS`` ran out, or a range shrank to a point, above the goal),
-    or None when a half would list too many subsets."""
+    relative: the bound is continuous in s). A window that holds at most ``MAX_COUPLED`` sets is
+    bounded set by set instead (:func:`_coupled`: T1 within that S), since with T1 relaxed apart
+    from S the bound can stay above the goal however thin the window. Returns the bound (``found``
+    empty; ``exhausted`` when ``MAX_WINDOWS`` or ``MAX_SPLITS`` ran out, or a range shrank to a point
+    or its sets' own bound, above the goal), or None when a half would list too many subsets."""
     s = LightTopSearch(prior, duals, eps, half, box_bound)
     it, H = s.it, s.H
     log_h = math.log(H)
@@ -279,10 +288,15 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     rmax = RangeMax(pb)
     slack = 1e-12 * (1.0 + float(np.abs(it.p * log_h - it.w).sum()))
 
-    def dmax(lo, hi):
+    def window(lo, hi):
+        """Dmax over the sets with mass in [lo, hi], and the window's bound set by set when it holds
+        at most MAX_COUPLED sets (else None)."""
         first = np.searchsorted(ub, lo - ua - 1e-12, side="left")
         last = np.searchsorted(ub, hi - ua + 1e-12, side="right")
-        return float((pa + rmax.query(first, last)).max()) + slack
+        d = float((pa + rmax.query(first, last)).max()) + slack
+        if d == -math.inf or int((last - first).sum()) > MAX_COUPLED:
+            return d, None
+        return d, _coupled(s, lists, first, last, slack)
 
     a1, b1, al1, r1, *_ = greedy_pieces(it.p, it.w, s.small, 0.0, 0.0, 0.0, half)
     if a1.size == 0:
@@ -298,34 +312,82 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     top_s = 1.0 - float(it.p.min())  # S leaves a letter out
     if top_s < s.s_min:
         return SearchResult(-math.inf, [], -math.inf, 0, False)
-    d0 = dmax(s.s_min, top_s)
-    if d0 == -math.inf:
-        return SearchResult(-math.inf, [], -math.inf, 1, False)
-    heap = [(-cells(s.s_min, top_s, d0), s.s_min, top_s, d0, True)]
     # the bound is continuous in s: where it crosses the goal, ranges approach it from above only
     reach = goal + 1e-10 * (1.0 + abs(goal))
+    heap = []
+
+    def push(lo, hi):
+        """Query the window of [lo, hi] and push the range with its bound (set by set, final, when
+        the window is thin)."""
+        d, sets = window(lo, hi)
+        if sets is not None:
+            if sets > -math.inf:
+                heapq.heappush(heap, (-sets, lo, hi, d, _FINAL))
+        elif d > -math.inf:
+            heapq.heappush(heap, (-cells(lo, hi, d), lo, hi, d, _QUERIED))
+
+    push(s.s_min, top_s)
     queries, splits, stuck = 1, 0, -math.inf
     while heap and -heap[0][0] > reach:
-        u, lo, hi, d, exact = heapq.heappop(heap)
+        u, lo, hi, d, state = heapq.heappop(heap)
         u, mid = -u, 0.5 * (lo + hi)
+        if state == _FINAL:
+            stuck = u
+            break
         at_points = cells([lo, mid, hi], [lo, mid, hi], d)
-        if not exact and at_points > reach and (u - at_points < 0.5 * (u - goal) or not lo < mid < hi):
+        if state == _INHERITED and at_points > reach and (u - at_points < 0.5 * (u - goal) or not lo < mid < hi):
             if queries >= MAX_WINDOWS:
                 stuck = u
                 break
             queries += 1
-            d = dmax(lo, hi)
-            if d > -math.inf:
-                heapq.heappush(heap, (-cells(lo, hi, d), lo, hi, d, True))
+            push(lo, hi)
             continue
         if splits >= MAX_SPLITS or not lo < mid < hi:
             stuck = u
             break
         splits += 1
         for x, y in ((lo, mid), (mid, hi)):
-            heapq.heappush(heap, (-cells(x, y, d), x, y, d, False))
+            heapq.heappush(heap, (-cells(x, y, d), x, y, d, _INHERITED))
     bound = max(stuck, -heap[0][0] if heap else -math.inf)
     return SearchResult(bound, [], -math.inf, queries + splits, stuck > -math.inf)
+
+
+def _coupled(search: LightTopSearch, lists, first, last, slack: float) -> float:
+    """The light-top bound over the sets S of a window, each with its own T1 ⊆ S: the pairs (A, B)
+    with B in A's window [first, last), S = A ∪ B, and the search's cell bound at s = P(S) with
+    W12 = s log H - D(S) (D(S) plus ``slack``) and T1's fractional knapsack over the light letters
+    of S (their pieces in ratio order; a letter out of S is a piece of length 0). -inf when no set
+    is a light-top S (mass in [beta/2 + e^-eps, 1), a letter left out)."""
+    it, half = search.it, search.half
+    log_h = math.log(search.H)
+    a, b = lists
+    width = last - first
+    nz = np.flatnonzero(width > 0)
+    ia = np.repeat(nz, width[nz])
+    ib = np.repeat(first[nz] - np.cumsum(width[nz]) + width[nz], width[nz]) + np.arange(ia.size)
+    sig = a.sums[0][ia] + b.sums[0][ib]
+    dsum = a.sums[1][ia] + b.sums[1][ib] + slack
+    masks = a.masks[ia] | b.masks[ib]
+    ok = (sig >= search.s_min) & (sig < 1.0) & (masks != np.uint64((1 << it.size) - 1))
+    sig, dsum, masks = sig[ok], dsum[ok], masks[ok]
+    if sig.size == 0:
+        return -math.inf
+    light = np.flatnonzero(search.small)
+    best = -math.inf
+    for c in range(0, sig.size, _CHUNK):
+        sc, dc, mc = sig[c:c + _CHUNK], dsum[c:c + _CHUNK], masks[c:c + _CHUNK]
+        if light.size:
+            bits = (mc[:, None] >> light.astype(np.uint64)[None, :]) & np.uint64(1) == 1
+            zero = np.zeros((sc.size, 1))
+            cm = np.concatenate([zero, np.cumsum(np.where(bits, it.p[light], 0.0), axis=1)], axis=1)
+            cw = np.concatenate([zero, np.cumsum(np.where(bits, it.w[light], 0.0), axis=1)], axis=1)
+            r1 = np.broadcast_to(it.ratio[light], bits.shape)
+            a1, b1, al1 = cm[:, :-1], np.minimum(cm[:, 1:], half), cw[:, :-1] - r1 * cm[:, :-1]
+        else:
+            a1 = b1 = al1 = r1 = np.zeros((sc.size, 1))
+        u, _ = search._cells(sc, sc, -dc, np.full(sc.size, log_h), a1, b1, al1, r1, sc)
+        best = max(best, float(u.max()))
+    return best + _MARGIN * (1.0 + abs(best)) if best > -math.inf else best
 
 
 #: An implementation module of the design engine: its functions trust their inputs, which

@@ -20,8 +20,8 @@ found is replaced by its meet-in-the-middle counterpart (:mod:`~leakage.design.p
 optimum these families are subset sums, which letter-by-letter branching does not close. The
 light-top search is not refined below a closed box search's bound (the pricing bound is the largest
 of the searches' bounds anyway); once the box search has closed, the light-top family is first
-bounded by meet in the middle over the mass of its set S (``light_top.light_top_windows``), and the
-branch and bound runs only when that bound does not reach the target.
+bounded by meet in the middle over the mass of its set S (``light_top.light_top_windows``; thin
+windows set by set), and the branch and bound runs only when that bound does not reach the target.
 
 Each search has its own node budget. With ``find`` the searches stop at their first improving
 columns and the pricing returns them (bound inf: the master moves on and needs no bound); a
