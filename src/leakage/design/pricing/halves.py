@@ -121,6 +121,14 @@ class RangeMax:
         return out
 
 
+def window_pairs(ai, lo, hi):
+    """Every pair (A, B) with A in ``ai`` and B in A's window [lo[A], hi[A]) of the sorted half, as
+    two index arrays."""
+    wd = hi[ai] - lo[ai]
+    ia = np.repeat(ai, wd)
+    return ia, np.repeat(lo[ai] - np.cumsum(wd) + wd, wd) + np.arange(ia.size)
+
+
 @dataclass(frozen=True)
 class Pairs:
     """The outcome of :func:`pair_search`: the best pairs' ``values``, ``masks`` and ``extra`` (what the
@@ -152,9 +160,7 @@ def pair_search(a: Half, b: Half, lo, hi, ub_a, pair_bound, exact, *, tau: float
             rest = float(ub_a[idx[start]])
             break
         stop = start + max(1, int(np.searchsorted(np.cumsum(width[start:]), _CHUNK, side="right")))
-        ai, wd = idx[start:stop], width[start:stop]
-        ia = np.repeat(ai, wd)
-        ib = np.repeat(lo[ai] - np.cumsum(wd) + wd, wd) + np.arange(ia.size)
+        ia, ib = window_pairs(idx[start:stop], lo, hi)
         pairs += ia.size
         ok = pair_bound(ia, ib) > level - tol
         if ok.any():

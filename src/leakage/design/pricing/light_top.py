@@ -27,7 +27,7 @@ import numpy as np
 
 from leakage.design.bnb import Evaluation, SearchResult, best_first
 from leakage.design.cone import xlogx as _xlogx
-from leakage.design.pricing.halves import RangeMax, list_halves, penalised_max
+from leakage.design.pricing.halves import RangeMax, list_halves, penalised_max, window_pairs
 from leakage.design.pricing.items import Items, greedy_fill, greedy_pieces
 from leakage.design.vertices import light_top_column
 
@@ -361,10 +361,7 @@ def _coupled(search: LightTopSearch, lists, first, last, slack: float) -> float:
     it, half = search.it, search.half
     log_h = math.log(search.H)
     a, b = lists
-    width = last - first
-    nz = np.flatnonzero(width > 0)
-    ia = np.repeat(nz, width[nz])
-    ib = np.repeat(first[nz] - np.cumsum(width[nz]) + width[nz], width[nz]) + np.arange(ia.size)
+    ia, ib = window_pairs(np.flatnonzero(last > first), first, last)
     sig = a.sums[0][ia] + b.sums[0][ib]
     dsum = a.sums[1][ia] + b.sums[1][ib] + slack
     masks = a.masks[ia] | b.masks[ib]
