@@ -93,6 +93,32 @@ def test_box_halves_is_exact_above_its_threshold(seed):
                 assert res.bound <= tau + 1e-9 and res.found == []
 
 
+def test_box_halves_lists_only_the_letters_that_fit_under_the_cap():
+    # a letter with cap P_x > 1 is never at the cap (only ever the fractional letter): on priors of 64
+    # to 90 letters with at most 30 that fit, the search lists the rest and agrees with the branch
+    # and bound run to the end (an independent search over every coordinate's level)
+    rng = np.random.default_rng(11)
+    checked = 0
+    for _ in range(12):
+        n = int(rng.integers(64, 91))
+        p = np.sort(rng.dirichlet(np.full(n, 0.3)) + 1e-4)[::-1]
+        p /= p.sum()
+        fit = int(rng.integers(8, 31))
+        cap = float(rng.uniform(1.0 / p[n - fit - 1], 1.0 / p[n - fit]))  # exactly `fit` letters with cap P <= 1
+        w = duals(rng, p)
+        ref = box_search(p, w, cap, tol=1e-13, collect=math.inf, max_nodes=20_000, keep=1)
+        if ref.exhausted:
+            continue
+        res = box_halves(p, w, cap, tau=ref.best - 1e-3, keep=2, collect=ref.best - 1e-3)
+        assert res is not None and not res.exhausted
+        assert res.best == pytest.approx(ref.best, abs=1e-10) and res.bound >= ref.best - 1e-12
+        col = res.found[0]
+        assert p @ col == pytest.approx(1.0) and np.all((col >= 0) & (col <= cap * (1 + 1e-12)))
+        assert values(p, w, col[:, None])[0] == pytest.approx(ref.best, abs=1e-10)
+        checked += 1
+    assert checked >= 8
+
+
 @pytest.mark.parametrize("seed", range(3))
 def test_heavy_halves_is_exact_above_its_threshold(seed):
     rng = np.random.default_rng(500 + seed)

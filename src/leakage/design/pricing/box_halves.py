@@ -19,7 +19,11 @@ rho = -t <= m_f / 2 (an underfull S), or S = T + f with f inside S and sigma = t
 (an overfull S, f lowered). The value is sum_S m_x delta_x + G(t), where G is
 rho delta_f + rho log(rho / m_f) below and -sigma delta_f + (m_f - sigma) log(1 - sigma / m_f) above,
 maximised over the admissible f; both are convex, zero at t = 0, and fall like |t| log(1/|t|) and |t|
-away from it. G is bounded on geometric pieces of |t| by its values at the pieces' ends, so the
+away from it. A *big* letter (m_x > 1: at the cap alone it would exceed P.r = 1) is never in T, only
+ever f: the sets S are listed over the other letters, and a big f is admissible below capacity for
+every rho <= 1 (= -t at most: S is never lighter than empty), above capacity never. At high eps
+most of the heavy letters are big; left in the halves, their sets (overfull far beyond any view, or
+borrowing a big f's value while holding it) kept every window wide open. G is bounded on geometric pieces of |t| by its values at the pieces' ends, so the
 window of a subset A (the subsets B of the other half with m(A) + m(B) - 1 in a piece that may still
 beat the threshold with A's sum and the best sum of B) is found by two binary searches; a pair is
 bounded by its own piece and evaluated exactly (the best admissible f, membership checked) above
@@ -35,8 +39,10 @@ import numpy as np
 from leakage.design.bnb import SearchResult
 from leakage.design.pricing.halves import RangeMax, bits_of, list_halves, pair_search
 
-#: geometric pieces of |t| per side (the innermost reaches (max m / 2) 2^-PIECES), block of the max
+#: geometric pieces of |t| per side (the innermost reaches top 2^-PIECES), and the bands of pieces
+#: that bound each subset A over its window (the outer pieces alone, where the envelope changes most)
 PIECES = 64
+BANDS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 32, 48, PIECES + 1)
 _MARGIN = 1e-12
 
 
@@ -52,61 +58,50 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
     m = C * p
     delta = math.log(C) - w / p
     prof = m * delta
-    lists = list_halves(p, -delta, np.stack([m, prof]))
+    small = np.flatnonzero(m <= 1.0)  # the letters that may be at the cap
+    lists = list_halves(p[small], -delta[small], np.stack([m, prof])[:, small])
     if lists is None:
         return None
     a, b = lists
     (ua, pa), (ub, pb) = a.sums, b.sums
     tol = _MARGIN * (1.0 + abs(tau) + float(np.abs(prof).sum()))
-    env = _Envelope(m, delta)
-    # windows: for each A, the B whose deviation may still beat tau
-    thr = tau - pa - float(pb.max()) - tol
-    rho_max = env.reach(env.under_prefix, thr)
-    sig_max = env.reach(env.over_prefix, thr)
-    alive = (rho_max >= 0) | (sig_max >= 0)
-    lo = np.searchsorted(ub, 1.0 - np.maximum(rho_max, 0.0) - ua - 1e-12, side="left")
-    hi = np.searchsorted(ub, 1.0 + np.maximum(sig_max, 0.0) - ua + 1e-12, side="right")
-    gcap = max(env.under_prefix[-1], env.over_prefix[-1])
-    ub_a = np.where(alive, pa + RangeMax(pb).query(lo, hi) + gcap, -np.inf)
+    bit = np.full(p.size, -1)
+    bit[small] = np.arange(small.size)
+    env = _Envelope(m, delta, bit >= 0)
+    lo, hi, ub_a = _windows(ua, pa, ub, pb, env, tau - tol)
 
     def pair_bound(ia, ib):
         return pa[ia] + pb[ib] + env.bound((ua[ia] - 1.0) + ub[ib])
 
     def exact(ia, ib, masks):
-        return _exact(pa[ia] + pb[ib], masks, (ua[ia] - 1.0) + ub[ib], m, delta)
+        return _exact(pa[ia] + pb[ib], masks, (ua[ia] - 1.0) + ub[ib], m, delta, bit)
 
     res = pair_search(a, b, lo, hi, ub_a, pair_bound, exact, tau=tau, keep=keep, tol=tol)
-    found = _columns(res, p, C, keep, collect)
+    found = _columns(res, p, C, small, keep, collect)
     best = float(res.values[0]) if res.values.size else -math.inf
     return SearchResult(res.bound, found, best, res.pairs, res.exhausted)
 
 
 class _Envelope:
     """Upper bounds of G on geometric pieces of the deviation: piece j of a side covers
-    |t| in [e_{j+1}, e_j], e_j = (max m / 2) 2^-j, and the last piece [0, e_PIECES]; the prefix
-    maxima (outermost piece first) give how far from t = 0 a threshold can be beaten."""
+    |t| in [e_{j+1}, e_j], e_j = top 2^-j, and the last piece [0, e_PIECES]. A letter of the listed
+    halves (``small``) reaches |t| <= m_f / 2 on either side, a big one rho <= 1 below capacity only."""
 
-    def __init__(self, m, delta):
-        self.top = float(m.max()) / 2.0
+    def __init__(self, m, delta, small):
+        reach_under = np.where(small, m / 2.0, 1.0)
+        reach_over = np.where(small, m / 2.0, -1.0)
+        self.top = float(max(reach_under.max(), reach_over.max()))
         e = self.top * np.exp2(-np.arange(PIECES + 1, dtype=float))
         self.edges = e
         lo, hi = np.append(e[1:], 0.0), e
-        half = m / 2.0
         under = np.full(lo.size, -np.inf)
         over = np.full(lo.size, -np.inf)
         for f in range(m.size):
-            ok = half[f] >= lo
-            a, b = lo[ok], np.minimum(hi[ok], half[f])
-            under[ok] = np.maximum(under[ok], np.maximum(_under(a, m[f], delta[f]), _under(b, m[f], delta[f])))
-            over[ok] = np.maximum(over[ok], np.maximum(_over(a, m[f], delta[f]), _over(b, m[f], delta[f])))
+            for side, reach, g in ((under, reach_under[f], _under), (over, reach_over[f], _over)):
+                ok = reach >= lo
+                a, b = lo[ok], np.minimum(hi[ok], reach)
+                side[ok] = np.maximum(side[ok], np.maximum(g(a, m[f], delta[f]), g(b, m[f], delta[f])))
         self.under, self.over = under, over
-        self.under_prefix = np.maximum.accumulate(under)
-        self.over_prefix = np.maximum.accumulate(over)
-
-    def reach(self, prefix, thr):
-        """Per threshold, the largest |t| of a side whose piece may beat it (-1: none does)."""
-        j = np.searchsorted(prefix, thr, side="right")
-        return np.where(j < prefix.size, self.edges[np.minimum(j, prefix.size - 1)], -1.0)
 
     def bound(self, t):
         """Upper bound of G at each deviation t: the bound of the piece holding |t| (-inf beyond
@@ -123,6 +118,41 @@ class _Envelope:
         return np.where(at > self.top, -np.inf, g)
 
 
+def _windows(ua, pa, ub, pb, env: _Envelope, thr):
+    """Each subset A's window [lo, hi) of the sorted half and its bound over it: band by band of
+    pieces (``BANDS``) of each side, the subsets B that put the deviation m(A) + m(B) - 1 in the
+    band bound A by A's sum, their best sum and the band's envelope; the window is the hull of the
+    bands whose bound exceeds ``thr``, and A's bound the largest over its bands (-inf: none does).
+    A is taken in the order of its mass, so that the binary searches run over sorted keys."""
+    rm = RangeMax(pb)
+    top_b = float(pb.max())
+    order = np.argsort(ua, kind="stable")
+    ua_s, pa_s = ua[order], pa[order]
+    ub_a = np.full(ua.size, -np.inf)
+    lo = np.full(ua.size, ub.size)
+    hi = np.zeros(ua.size, np.int64)
+    edges = np.append(env.edges, 0.0)
+    for sign, g in ((-1.0, env.under), (1.0, env.over)):
+        for j0, j1 in zip(BANDS[:-1], BANDS[1:]):
+            gb = float(g[j0:j1].max())
+            if not math.isfinite(gb):
+                continue
+            cand = np.flatnonzero(pa_s + top_b + gb > thr)
+            if not cand.size:
+                continue
+            near, far = 1.0 - ua_s[cand] + sign * edges[j1], 1.0 - ua_s[cand] + sign * edges[j0]
+            l = np.searchsorted(ub, np.minimum(near, far) - 1e-12, side="left")
+            h = np.searchsorted(ub, np.maximum(near, far) + 1e-12, side="right")
+            some = np.flatnonzero(h > l)
+            q = pa_s[cand[some]] + rm.query(l[some], h[some]) + gb
+            live = q > thr
+            c = order[cand[some[live]]]
+            ub_a[c] = np.maximum(ub_a[c], q[live])
+            lo[c] = np.minimum(lo[c], l[some[live]])
+            hi[c] = np.maximum(hi[c], h[some[live]])
+    return lo, np.maximum(hi, lo), ub_a
+
+
 def _under(rho, mf, df):
     """Value of an underfull set's letter f at mass rho: rho delta_f + rho log(rho / m_f)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -136,14 +166,18 @@ def _over(sig, mf, df):
         return -sig * df + np.where(rest > 0, rest * np.log1p(-np.minimum(sig, mf) / mf), 0.0)
 
 
-def _exact(sums, masks, t, m, delta):
-    """Exact values of sets S (sum of m delta over S, bit mask, deviation t): the best admissible
-    fractional letter (outside S with m_f >= -t when t <= 0, inside with m_f >= t when t >= 0).
-    Returns the values and that letter (-1 where none)."""
+def _exact(sums, masks, t, m, delta, bit):
+    """Exact values of sets S (sum of m delta over S, bit mask over the listed letters, deviation t):
+    the best admissible fractional letter (outside S with m_f >= -t when t <= 0, inside with
+    m_f >= t when t >= 0; ``bit``: each letter's bit, -1 for a letter never listed). Returns the
+    values and that letter (-1 where none)."""
     best = np.full(sums.size, -np.inf)
     arg = np.full(sums.size, -1)
     for f in range(m.size):
-        inside = ((masks >> np.uint64(f)) & np.uint64(1)).astype(bool)
+        if bit[f] < 0:
+            inside = np.zeros(sums.size, bool)
+        else:
+            inside = ((masks >> np.uint64(bit[f])) & np.uint64(1)).astype(bool)
         g = np.full(sums.size, -np.inf)
         under = (t <= 0) & ~inside & (m[f] >= -t)
         over = (t >= 0) & inside & (m[f] >= t)
@@ -155,14 +189,15 @@ def _exact(sums, masks, t, m, delta):
     return sums + best, arg
 
 
-def _columns(res, p, C, keep, collect):
+def _columns(res, p, C, small, keep, collect):
     """The best ``keep`` distinct columns worth more than ``collect``: C on T, f at the level that
-    makes P.r = 1 (T = S below capacity, S minus f above)."""
+    makes P.r = 1 (T = S below capacity, S minus f above; S over the ``small`` letters)."""
     out, seen = [], set()
     for v, mask, f in zip(res.values.tolist(), res.masks, res.extra.tolist()):
         if not v > collect or len(out) >= keep:
             break
-        in_t = bits_of(mask, p.size)
+        in_t = np.zeros(p.size, bool)
+        in_t[small[bits_of(mask, small.size)]] = True
         in_t[f] = False
         col = np.where(in_t, C, 0.0)
         col[f] = min(max((1.0 - C * float(p[in_t].sum())) / p[f], 0.0), C)

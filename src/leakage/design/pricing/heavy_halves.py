@@ -9,7 +9,8 @@ function B_j(D) of the piece j of s and of D only, increasing in D. At the duals
 optimal master only sets with s just below 1/H (where the column becomes a box vertex) can beat
 the threshold: a subset sum, which this search answers by meet in the middle
 (:mod:`~leakage.design.pricing.halves`) over geometric pieces of 1/H - s, with B_j tabulated on a
-grid of D (rounded up: B_j is increasing). Exact above ``tau``.
+grid of D (rounded up: B_j is increasing). Only the letters lighter than 1/H are listed: a heavier
+one never fits in S. Exact above ``tau``.
 """
 
 from __future__ import annotations
@@ -41,7 +42,8 @@ def heavy_halves(prior, duals, eps: float, half: float, *, tau: float, keep: int
         return SearchResult(-math.inf, [], -math.inf, 0, False)
     r = math.log(hs.H)
     score = r * p - w
-    lists = list_halves(p, w, np.stack([p, score, w]))
+    small = np.flatnonzero(p < hs.s_max)  # a letter of mass 1/H or more is never in S
+    lists = list_halves(p[small], w[small], np.stack([p, score, w])[:, small])
     if lists is None:
         return None
     a, b = lists
@@ -85,12 +87,20 @@ def heavy_halves(prior, duals, eps: float, half: float, *, tau: float, keep: int
         ok = (s >= hs.s_min - 1e-12) & (s < hs.s_max + 1e-12)
         return np.where(ok, table[piece(np.clip(s, hs.s_min, hs.s_max)), cell(da[ia] + db[ib])], -np.inf)
 
+    every = (np.uint64(1) << np.uint64(small.size)) - np.uint64(1)
+
     def exact(ia, ib, masks):
-        val = hs.values(sa[ia] + sb[ib], wa[ia] + wb[ib], masks == (np.uint64(1) << np.uint64(p.size)) - np.uint64(1))
+        full = (masks == every) & (small.size == p.size)  # S holds every letter: no column
+        val = hs.values(sa[ia] + sb[ib], wa[ia] + wb[ib], full)
         return val, np.zeros(val.size, np.int64)
 
     res = pair_search(a, b, lo, hi, ub_a, pair_bound, exact, tau=tau, keep=keep, tol=tol)
-    found = [bits_of(mk, p.size) for v, mk in zip(res.values.tolist(), res.masks) if v > collect][:keep]
+    found = []
+    for v, mk in zip(res.values.tolist(), res.masks):
+        if v > collect and len(found) < keep:
+            top = np.zeros(p.size, bool)
+            top[small[bits_of(mk, small.size)]] = True
+            found.append(top)
     best = float(res.values[0]) if res.values.size else -math.inf
     return SearchResult(res.bound, found, best, res.pairs, res.exhausted)
 
