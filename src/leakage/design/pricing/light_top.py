@@ -21,13 +21,14 @@ constraint. Letters of equal mass are branched as blocks (``pricing.items``). Ri
 from __future__ import annotations
 
 import heapq
+import itertools
 import math
 
 import numpy as np
 
 from leakage.design.bnb import Evaluation, SearchResult, best_first
 from leakage.design.cone import xlogx as _xlogx
-from leakage.design.pricing.halves import RangeMax, list_halves, penalised_max, window_pairs
+from leakage.design.pricing.halves import Half, RangeMax, list_halves, penalised_max, window_pairs
 from leakage.design.pricing.items import Items, greedy_fill, greedy_pieces
 from leakage.design.vertices import light_top_column
 
@@ -256,7 +257,7 @@ def light_top_search(prior, duals, eps, half, *, tol, collect, max_nodes, keep,
 
 #: most window maxima (one meet-in-the-middle pass each) and s-range splits of :func:`light_top_windows`,
 #: and most sets in a window bounded one by one (:func:`_coupled`)
-MAX_WINDOWS, MAX_SPLITS, MAX_COUPLED = 400, 4000, 100_000
+MAX_WINDOWS, MAX_SPLITS, MAX_COUPLED = 1000, 10_000, 100_000
 #: a range's bound in light_top_windows: from a wider range's Dmax, from its own Dmax, set by set
 _INHERITED, _QUERIED, _FINAL = 0, 1, 2
 _CHUNK = 16384
@@ -273,7 +274,8 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     subset sum in S alone, which letter-by-letter branching does not close; T1 only matters through
     (k - 1). Ranges are taken worst first: split in s while that lowers the cell bound, the window
     maximum recomputed where the bound at the range's points still exceeds ``goal`` (up to 1e-10
-    relative: the bound is continuous in s). A window that holds at most ``MAX_COUPLED`` sets is
+    relative: the bound is continuous in s; a range remembers the subsets A with a B in its window,
+    and the ranges within it look only at those). A window that holds at most ``MAX_COUPLED`` sets is
     bounded set by set instead (:func:`_coupled`: T1 within that S), since with T1 relaxed apart
     from S the bound can stay above the goal however thin the window. Returns the bound (``found``
     empty; ``exhausted`` when ``MAX_WINDOWS`` or ``MAX_SPLITS`` ran out, or a range shrank to a point
@@ -284,19 +286,26 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     lists = s.halves if math.isfinite(s.box_bound) else s.list_halves()
     if lists is None:
         return None
+    by_mass = np.argsort(lists[0].sums[0], kind="stable")  # both halves by mass: sorted keys below
+    lists = (Half(lists[0].sums[:, by_mass], lists[0].masks[by_mass]), lists[1])
     (ua, pa), (ub, pb) = lists[0].sums, lists[1].sums
     rmax = RangeMax(pb)
     slack = 1e-12 * (1.0 + float(np.abs(it.p * log_h - it.w).sum()))
 
-    def window(lo, hi):
-        """Dmax over the sets with mass in [lo, hi], and the window's bound set by set when it holds
-        at most MAX_COUPLED sets (else None)."""
-        first = np.searchsorted(ub, lo - ua - 1e-12, side="left")
-        last = np.searchsorted(ub, hi - ua + 1e-12, side="right")
-        d = float((pa + rmax.query(first, last)).max()) + slack
-        if d == -math.inf or int((last - first).sum()) > MAX_COUPLED:
-            return d, None
-        return d, _coupled(s, lists, first, last, slack)
+    def window(lo, hi, cand):
+        """Dmax over the sets with mass in [lo, hi], the window's bound set by set when it holds at
+        most MAX_COUPLED sets (else None), and the subsets A with a B in the window (among ``cand``,
+        those of a range holding this one)."""
+        first = np.searchsorted(ub, lo - ua[cand] - 1e-12, side="left")
+        last = np.searchsorted(ub, hi - ua[cand] + 1e-12, side="right")
+        some = last > first
+        cand, first, last = cand[some], first[some], last[some]
+        if not cand.size:
+            return -math.inf, None, cand
+        d = float((pa[cand] + rmax.query(first, last)).max()) + slack
+        if int((last - first).sum()) > MAX_COUPLED:
+            return d, None, cand
+        return d, _coupled(s, lists, cand, first, last, slack), cand
 
     a1, b1, al1, r1, *_ = greedy_pieces(it.p, it.w, s.small, 0.0, 0.0, 0.0, half)
     if a1.size == 0:
@@ -314,22 +323,23 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
         return SearchResult(-math.inf, [], -math.inf, 0, False)
     # the bound is continuous in s: where it crosses the goal, ranges approach it from above only
     reach = goal + 1e-10 * (1.0 + abs(goal))
-    heap = []
+    heap = []  # (-bound, lo, hi, Dmax, state, sequence number, the subsets A with a B in a wider range)
+    seq = itertools.count()
 
-    def push(lo, hi):
+    def push(lo, hi, cand):
         """Query the window of [lo, hi] and push the range with its bound (set by set, final, when
         the window is thin)."""
-        d, sets = window(lo, hi)
+        d, sets, cand = window(lo, hi, cand)
         if sets is not None:
             if sets > -math.inf:
-                heapq.heappush(heap, (-sets, lo, hi, d, _FINAL))
+                heapq.heappush(heap, (-sets, lo, hi, d, _FINAL, next(seq), cand))
         elif d > -math.inf:
-            heapq.heappush(heap, (-cells(lo, hi, d), lo, hi, d, _QUERIED))
+            heapq.heappush(heap, (-cells(lo, hi, d), lo, hi, d, _QUERIED, next(seq), cand))
 
-    push(s.s_min, top_s)
+    push(s.s_min, top_s, np.arange(ua.size))
     queries, splits, stuck = 1, 0, -math.inf
     while heap and -heap[0][0] > reach:
-        u, lo, hi, d, state = heapq.heappop(heap)
+        u, lo, hi, d, state, _, cand = heapq.heappop(heap)
         u, mid = -u, 0.5 * (lo + hi)
         if state == _FINAL:
             stuck = u
@@ -340,28 +350,29 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
                 stuck = u
                 break
             queries += 1
-            push(lo, hi)
+            push(lo, hi, cand)
             continue
         if splits >= MAX_SPLITS or not lo < mid < hi:
             stuck = u
             break
         splits += 1
         for x, y in ((lo, mid), (mid, hi)):
-            heapq.heappush(heap, (-cells(x, y, d), x, y, d, _INHERITED))
+            heapq.heappush(heap, (-cells(x, y, d), x, y, d, _INHERITED, next(seq), cand))
     bound = max(stuck, -heap[0][0] if heap else -math.inf)
     return SearchResult(bound, [], -math.inf, queries + splits, stuck > -math.inf)
 
 
-def _coupled(search: LightTopSearch, lists, first, last, slack: float) -> float:
+def _coupled(search: LightTopSearch, lists, cand, first, last, slack: float) -> float:
     """The light-top bound over the sets S of a window, each with its own T1 ⊆ S: the pairs (A, B)
-    with B in A's window [first, last), S = A ∪ B, and the search's cell bound at s = P(S) with
+    with A in ``cand`` and B in A's window [first, last) (aligned with ``cand``), S = A ∪ B, and the search's cell bound at s = P(S) with
     W12 = s log H - D(S) (D(S) plus ``slack``) and T1's fractional knapsack over the light letters
     of S (their pieces in ratio order; a letter out of S is a piece of length 0). -inf when no set
     is a light-top S (mass in [beta/2 + e^-eps, 1), a letter left out)."""
     it, half = search.it, search.half
     log_h = math.log(search.H)
     a, b = lists
-    ia, ib = window_pairs(np.flatnonzero(last > first), first, last)
+    ia, ib = window_pairs(np.arange(cand.size), first, last)
+    ia = cand[ia]
     sig = a.sums[0][ia] + b.sums[0][ib]
     dsum = a.sums[1][ia] + b.sums[1][ib] + slack
     masks = a.masks[ia] | b.masks[ib]
