@@ -39,10 +39,10 @@ import numpy as np
 from leakage.design.bnb import SearchResult
 from leakage.design.pricing.halves import RangeMax, bits_of, list_halves, pair_search
 
-#: geometric pieces of |t| per side (the innermost reaches top 2^-PIECES), and the bands of pieces
-#: that bound each subset A over its window (the outer pieces alone, where the envelope changes most)
+#: geometric pieces of |t| per side (the innermost reaches top 2^-PIECES), and how many of the
+#: outermost bound each subset A's window alone (where the envelope changes most)
 PIECES = 64
-BANDS = (0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 16, 20, 24, 32, 48, PIECES + 1)
+OUTER = 8
 _MARGIN = 1e-12
 
 
@@ -119,11 +119,16 @@ class _Envelope:
 
 
 def _windows(ua, pa, ub, pb, env: _Envelope, thr):
-    """Each subset A's window [lo, hi) of the sorted half and its bound over it: band by band of
-    pieces (``BANDS``) of each side, the subsets B that put the deviation m(A) + m(B) - 1 in the
-    band bound A by A's sum, their best sum and the band's envelope; the window is the hull of the
-    bands whose bound exceeds ``thr``, and A's bound the largest over its bands (-inf: none does).
-    A is taken in the order of its mass, so that the binary searches run over sorted keys."""
+    """Each subset A's window [lo, hi) of the sorted half and its bound over it: interval by interval
+    of the deviation (each of the ``OUTER`` outermost pieces of a side alone, where the envelope
+    changes most, then one interval around t = 0), the subsets B that put m(A) + m(B) - 1 in the
+    interval bound A by A's sum, their best sum and the envelope's maximum there; the window is
+    the hull of the intervals whose bound exceeds ``thr``, and A's bound the largest over them
+    (-inf: none does). A is taken in the order of its mass: sorted keys for the binary searches."""
+    e = env.edges
+    bands = [(-e[j], -e[j + 1], env.under[j]) for j in range(OUTER)]
+    bands += [(e[j + 1], e[j], env.over[j]) for j in range(OUTER)]
+    bands.append((-e[OUTER], e[OUTER], max(env.under[OUTER:].max(), env.over[OUTER:].max())))
     rm = RangeMax(pb)
     top_b = float(pb.max())
     order = np.argsort(ua, kind="stable")
@@ -131,25 +136,21 @@ def _windows(ua, pa, ub, pb, env: _Envelope, thr):
     ub_a = np.full(ua.size, -np.inf)
     lo = np.full(ua.size, ub.size)
     hi = np.zeros(ua.size, np.int64)
-    edges = np.append(env.edges, 0.0)
-    for sign, g in ((-1.0, env.under), (1.0, env.over)):
-        for j0, j1 in zip(BANDS[:-1], BANDS[1:]):
-            gb = float(g[j0:j1].max())
-            if not math.isfinite(gb):
-                continue
-            cand = np.flatnonzero(pa_s + top_b + gb > thr)
-            if not cand.size:
-                continue
-            near, far = 1.0 - ua_s[cand] + sign * edges[j1], 1.0 - ua_s[cand] + sign * edges[j0]
-            l = np.searchsorted(ub, np.minimum(near, far) - 1e-12, side="left")
-            h = np.searchsorted(ub, np.maximum(near, far) + 1e-12, side="right")
-            some = np.flatnonzero(h > l)
-            q = pa_s[cand[some]] + rm.query(l[some], h[some]) + gb
-            live = q > thr
-            c = order[cand[some[live]]]
-            ub_a[c] = np.maximum(ub_a[c], q[live])
-            lo[c] = np.minimum(lo[c], l[some[live]])
-            hi[c] = np.maximum(hi[c], h[some[live]])
+    for t_lo, t_hi, g in bands:
+        if not math.isfinite(g):
+            continue
+        cand = np.flatnonzero(pa_s + top_b + g > thr)
+        if not cand.size:
+            continue
+        l = np.searchsorted(ub, 1.0 - ua_s[cand] + t_lo - 1e-12, side="left")
+        h = np.searchsorted(ub, 1.0 - ua_s[cand] + t_hi + 1e-12, side="right")
+        some = np.flatnonzero(h > l)
+        q = pa_s[cand[some]] + rm.query(l[some], h[some]) + g
+        live = q > thr
+        c = order[cand[some[live]]]
+        ub_a[c] = np.maximum(ub_a[c], q[live])
+        lo[c] = np.minimum(lo[c], l[some[live]])
+        hi[c] = np.maximum(hi[c], h[some[live]])
     return lo, np.maximum(hi, lo), ub_a
 
 

@@ -29,7 +29,7 @@ import numpy as np
 #: most subsets listed for one half, and most pairs (A, B) examined by one search
 MAX_HALF = 1 << 22
 MAX_PAIRS = 10_000_000
-_BLOCK = 256
+_BLOCK = 16
 _CHUNK = 1 << 21
 
 
