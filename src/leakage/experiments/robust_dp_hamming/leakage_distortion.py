@@ -90,7 +90,8 @@ def class_i_dp_leakage(M: int, distortion):
     """
     M = check_count(M, "M", low=2)
     d = _distortions_in(distortion)
-    out = np.where(d < (M - 1) / M, np.log((M - 1) * (1 - d) / d), 0.0)
+    with np.errstate(divide="ignore"):  # np.where evaluates both branches: log 0 at D = 1
+        out = np.where(d < (M - 1) / M, np.log((M - 1) * (1 - d) / d), 0.0)
     out = np.maximum(out, 0.0)
     return float(out) if out.ndim == 0 else out
 
