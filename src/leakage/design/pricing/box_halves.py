@@ -21,13 +21,17 @@ rho delta_f + rho log(rho / m_f) below and -sigma delta_f + (m_f - sigma) log(1 
 maximised over the admissible f; both are convex, zero at t = 0, and fall like |t| log(1/|t|) and |t|
 away from it. A *big* letter (m_x > 1: at the cap alone it would exceed P.r = 1) is never in T, only
 ever f: the sets S are listed over the other letters, and a big f is admissible below capacity for
-every rho <= 1 (= -t at most: S is never lighter than empty), above capacity never. At high eps
-most of the heavy letters are big; left in the halves, their sets (overfull far beyond any view, or
-borrowing a big f's value while holding it) kept every window wide open. G is bounded on geometric pieces of |t| by its values at the pieces' ends, so the
-window of a subset A (the subsets B of the other half with m(A) + m(B) - 1 in a piece that may still
-beat the threshold with A's sum and the best sum of B) is found by two binary searches; a pair is
-bounded by its own piece and evaluated exactly (the best admissible f, membership checked) above
-it. Exact above ``tau``; budgets as in :mod:`~leakage.design.pricing.halves`.
+every rho <= 1 (S is never lighter than empty), above capacity never. At high eps most of the
+heavy letters are big; left in the halves, their sets (overfull far beyond any view, or borrowing a
+big f's value while holding it) kept every window wide open.
+
+G is bounded on geometric pieces of |t| by its values at the pieces' ends. A subset A is bounded
+interval by interval of the deviation (the outermost pieces one by one, where G changes most, then
+one interval around t = 0) by its sum, the best sum of the subsets B that put the deviation there
+(two binary searches and a range maximum) and G's bound there; its window is the hull of the
+intervals that may still beat the threshold. A pair is bounded by its own piece and evaluated
+exactly (the best admissible f, membership checked) above it. Exact above ``tau``; budgets as in
+:mod:`~leakage.design.pricing.halves`.
 """
 
 from __future__ import annotations
@@ -84,8 +88,9 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
 
 class _Envelope:
     """Upper bounds of G on geometric pieces of the deviation: piece j of a side covers
-    |t| in [e_{j+1}, e_j], e_j = top 2^-j, and the last piece [0, e_PIECES]. A letter of the listed
-    halves (``small``) reaches |t| <= m_f / 2 on either side, a big one rho <= 1 below capacity only."""
+    |t| in [e_{j+1}, e_j], e_j = top 2^-j, and the last piece [0, e_PIECES]. A letter of the
+    listed halves (``small``) reaches |t| <= m_f / 2 on either side, a big one rho <= 1 below
+    capacity only."""
 
     def __init__(self, m, delta, small):
         reach_under = np.where(small, m / 2.0, 1.0)

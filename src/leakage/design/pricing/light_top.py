@@ -286,7 +286,7 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     lists = s.halves if math.isfinite(s.box_bound) else s.list_halves()
     if lists is None:
         return None
-    by_mass = np.argsort(lists[0].sums[0], kind="stable")  # both halves by mass: sorted keys below
+    by_mass = np.argsort(lists[0].sums[0], kind="stable")  # A by mass too (B is): sorted keys below
     lists = (Half(lists[0].sums[:, by_mass], lists[0].masks[by_mass]), lists[1])
     (ua, pa), (ub, pb) = lists[0].sums, lists[1].sums
     rmax = RangeMax(pb)
@@ -364,10 +364,11 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
 
 def _coupled(search: LightTopSearch, lists, cand, first, last, slack: float) -> float:
     """The light-top bound over the sets S of a window, each with its own T1 ⊆ S: the pairs (A, B)
-    with A in ``cand`` and B in A's window [first, last) (aligned with ``cand``), S = A ∪ B, and the search's cell bound at s = P(S) with
-    W12 = s log H - D(S) (D(S) plus ``slack``) and T1's fractional knapsack over the light letters
-    of S (their pieces in ratio order; a letter out of S is a piece of length 0). -inf when no set
-    is a light-top S (mass in [beta/2 + e^-eps, 1), a letter left out)."""
+    with A in ``cand`` and B in A's window [first, last) (aligned with ``cand``), S = A ∪ B, and
+    the search's cell bound at s = P(S) with W12 = s log H - D(S) (D(S) plus ``slack``) and T1's
+    fractional knapsack over the light letters of S (their pieces in ratio order; a letter out of
+    S is a piece of length 0). -inf when no set is a light-top S (mass in [beta/2 + e^-eps, 1), a
+    letter left out)."""
     it, half = search.it, search.half
     log_h = math.log(search.H)
     a, b = lists
