@@ -12,6 +12,7 @@ from scipy.optimize import minimize_scalar
 import leakage.design.pricing.halves as halves
 from design_instances import duals, eps_half, heavy_columns, light_top_columns, prior, values
 from leakage.design.pricing.box import box_search
+import leakage.design.pricing.box_halves as bh
 from leakage.design.pricing.box_halves import box_halves
 from leakage.design.pricing.heavy_halves import heavy_halves
 import leakage.design.pricing.light_top as light_top
@@ -117,6 +118,64 @@ def test_box_halves_lists_only_the_letters_that_fit_under_the_cap():
         assert values(p, w, col[:, None])[0] == pytest.approx(ref.best, abs=1e-10)
         checked += 1
     assert checked >= 8
+
+
+def test_box_envelope_bounds_every_admissible_fractional_letter():
+    # G's envelope over pieces of the deviation t against each letter's exact term, sampled over the
+    # deviations its kind admits: a listed letter |t| <= m/2 on either side, one never in S below
+    # capacity only (rho <= min(m, 1)), one always in S above capacity only (sigma <= m)
+    rng = np.random.default_rng(12)
+    for _ in range(40):
+        n = int(rng.integers(1, 9))
+        m = rng.uniform(0.01, 1.5, n) * np.where(rng.random(n) < 0.5, 1e-3, 1.0)
+        delta = rng.normal(size=n) * 10.0 ** rng.uniform(-6, 0)
+        bit = rng.choice([bh._NEVER, bh._ALWAYS, 0], size=n)
+        bit[m > 1.0] = bh._NEVER
+        env = bh._Envelope(m, delta, bit)
+        for f in range(n):
+            u = rng.random(200) ** 4  # dense near t = 0
+            if bit[f] >= 0:
+                rho = sig = u * m[f] / 2
+            else:
+                rho, sig = u * min(m[f], 1.0), u * m[f]
+            if bit[f] != bh._ALWAYS:
+                assert np.all(env.bound(-rho) >= bh._under(rho, m[f], delta[f]) - 1e-15)
+            if bit[f] != bh._NEVER:
+                assert np.all(env.bound(sig) >= bh._over(sig, m[f], delta[f]) - 1e-15)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_box_halves_with_decided_letters_is_exact_when_it_says_so(seed, monkeypatch):
+    # too many letters to list: the few with the smallest Lagrangian terms are listed, the others
+    # decided (at the cap or never). Against every lift vector: the bound always holds, the columns
+    # are true, and when the search is not exhausted it is exact above its threshold
+    monkeypatch.setattr(bh, "MAX_ALL", 0)
+    rng = np.random.default_rng(410 + seed)
+    exact = inexact = 0
+    for _ in range(40):
+        n = int(rng.integers(6, 13))
+        monkeypatch.setattr(bh, "MAX_LISTED", int(rng.integers(2, n - 2)))
+        p = _float_prior(rng, n)
+        cap = float(rng.uniform(1.05, 12.0))
+        w = _degenerate(rng, p, math.log(cap)) if rng.random() < 0.4 else duals(rng, p)
+        vals = values(p, w, lift_vectors(p, cap))
+        best = float(vals.max())
+        for tau in (best - 1e-3, best - 1e-7, best + 1e-7):
+            res = box_halves(p, w, cap, tau=tau, keep=3, collect=tau)
+            assert res.bound >= best - 1e-12
+            if res.found:
+                got = values(p, w, np.array(res.found).T)
+                assert np.all(got > tau - 1e-12) and got[0] == pytest.approx(res.best, abs=1e-12)
+                assert np.allclose(p @ np.array(res.found).T, 1.0) and np.all(np.array(res.found) <= cap * (1 + 1e-12))
+            if res.exhausted:
+                inexact += 1
+                continue
+            exact += 1
+            if best > tau:
+                assert res.best == pytest.approx(best, abs=1e-12)
+            else:
+                assert res.bound <= tau + 1e-9 and res.found == []
+    assert exact >= 8 and inexact >= 8, (exact, inexact)  # both branches are exercised
 
 
 @pytest.mark.parametrize("seed", range(3))

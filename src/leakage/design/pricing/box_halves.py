@@ -41,7 +41,7 @@ import math
 import numpy as np
 
 from leakage.design.bnb import SearchResult
-from leakage.design.pricing.halves import RangeMax, bits_of, list_halves, pair_search
+from leakage.design.pricing.halves import Half, RangeMax, bits_of, list_halves, pair_search
 
 #: geometric pieces of |t| per side (the innermost reaches top 2^-PIECES), and how many of the
 #: outermost bound each subset A's window alone (where the envelope changes most)
@@ -51,9 +51,10 @@ _MARGIN = 1e-12
 
 
 def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: float) -> SearchResult | None:
-    """The box pricing at the duals, exact above ``tau``: ``bound`` >= the maximum (the maximum itself
-    when it exceeds tau), ``found``: up to ``keep`` columns worth more than ``collect``, best first.
-    None when a half would list more than ``MAX_HALF`` subsets (the caller keeps its own search)."""
+    """The box pricing at the duals, exact above ``tau`` when every letter that fits is listed or the
+    letters left out are decided (``_decide``): ``bound`` >= the maximum (the maximum itself when it
+    exceeds tau and the search is not ``exhausted``), ``found``: up to ``keep`` columns worth more
+    than ``collect``, best first. None when even the restricted halves cannot be listed."""
     p = np.asarray(prior, dtype=float)
     w = np.asarray(duals, dtype=float)
     if not math.isfinite(tau):
@@ -62,16 +63,17 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
     m = C * p
     delta = math.log(C) - w / p
     prof = m * delta
-    small = np.flatnonzero(m <= 1.0)  # the letters that may be at the cap
-    lists = list_halves(p[small], -delta[small], np.stack([m, prof])[:, small])
+    small = m <= 1.0  # the letters that may be at the cap
+    lists = _decide(m, delta, small, tau)
     if lists is None:
         return None
-    a, b = lists
+    listed, fixed_in, a, b, outside = lists
     (ua, pa), (ub, pb) = a.sums, b.sums
     tol = _MARGIN * (1.0 + abs(tau) + float(np.abs(prof).sum()))
-    bit = np.full(p.size, -1)
-    bit[small] = np.arange(small.size)
-    env = _Envelope(m, delta, bit >= 0)
+    bit = np.full(p.size, _NEVER)
+    bit[listed] = np.arange(listed.size)
+    bit[fixed_in] = _ALWAYS
+    env = _Envelope(m, delta, bit)
     lo, hi, ub_a = _windows(ua, pa, ub, pb, env, tau - tol)
 
     def pair_bound(ia, ib):
@@ -81,20 +83,73 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
         return _exact(pa[ia] + pb[ib], masks, (ua[ia] - 1.0) + ub[ib], m, delta, bit)
 
     res = pair_search(a, b, lo, hi, ub_a, pair_bound, exact, tau=tau, keep=keep, tol=tol)
-    found = _columns(res, p, C, small, keep, collect)
+    found = _columns(res, p, C, listed, fixed_in, keep, collect)
     best = float(res.values[0]) if res.values.size else -math.inf
-    return SearchResult(res.bound, found, best, res.pairs, res.exhausted)
+    return SearchResult(max(res.bound, outside), found, best, res.pairs, res.exhausted or outside > tau)
+
+
+#: most letters that fit listed all together (uint64 masks), and most listed when they are more
+#: (then the others are decided): a few hundred thousand subsets per half, tenths of a second
+MAX_ALL = 63
+MAX_LISTED = 20
+_NEVER, _ALWAYS = -1, -2
+
+
+def _decide(m, delta, small, tau):
+    """The halves over the letters that fit (``small``), or, when they are too many to list, over the
+    ``MAX_LISTED`` of them whose Lagrangian terms |m_x (delta_x - mu)| are smallest, the others
+    *decided*: at the cap in every set when delta_x > mu, never otherwise. With mu minimising
+    L(mu) = mu + sum_x max(0, m_x (delta_x - mu)) >= every vertex's value (the chord relaxation of
+    the mass constraint), a vertex that breaks a decision on a letter x other than its fractional
+    letter is worth at most L(mu) - m_x |delta_x - mu|. Returns (listed letters, decided-in
+    letters, the two halves with the decided-in letters' sums added to the first, the bound on the
+    vertices that break a decision: -inf when every letter that fits is listed), or None."""
+    idx = np.flatnonzero(small)
+    prof = m * delta
+    rows = np.stack([m, prof])
+    lists = list_halves(m[idx], -delta[idx], rows[:, idx]) if idx.size <= MAX_ALL else None
+    if lists is not None:
+        return idx, idx[:0], lists[0], lists[1], -math.inf
+    mu, L = _lagrangian(m, delta)
+    term = m * np.abs(delta - mu)
+    order = idx[np.argsort(term[idx], kind="stable")]
+    for k in range(min(MAX_LISTED, order.size), 0, -1):
+        listed = np.sort(order[:k])
+        lists = list_halves(m[listed], -delta[listed], rows[:, listed])
+        if lists is not None:
+            break
+    else:
+        return None
+    decided = order[k:]
+    fixed_in = np.sort(decided[delta[decided] > mu])
+    a, b = lists
+    shift = np.array([[m[fixed_in].sum()], [prof[fixed_in].sum()]])
+    outside = L - float(term[decided].min()) if decided.size else -math.inf
+    return listed, fixed_in, Half(a.sums + shift, a.masks), b, outside
+
+
+def _lagrangian(m, delta):
+    """(mu, L(mu)) minimising the convex piecewise-linear L(mu) = mu + sum_x max(0, m_x (delta_x - mu)):
+    its slope 1 - m(delta > mu) turns nonnegative at the first delta (from the top) past which the
+    masses above reach 1."""
+    order = np.argsort(-delta, kind="stable")
+    above = np.cumsum(m[order])
+    k = int(np.searchsorted(above, 1.0, side="left"))
+    mu = float(delta[order[min(k, delta.size - 1)]])
+    return mu, mu + float(np.maximum(m * (delta - mu), 0.0).sum())
 
 
 class _Envelope:
     """Upper bounds of G on geometric pieces of the deviation: piece j of a side covers
-    |t| in [e_{j+1}, e_j], e_j = top 2^-j, and the last piece [0, e_PIECES]. A letter of the
-    listed halves (``small``) reaches |t| <= m_f / 2 on either side, a big one rho <= 1 below
+    |t| in [e_{j+1}, e_j], e_j = top 2^-j, and the last piece [0, e_PIECES]. By each letter's
+    ``bit``: a listed letter reaches |t| <= m_f / 2 on either side; one never in S (big, or decided
+    out) rho <= min(m_f, 1) below capacity only; one always in S (decided in) sigma <= m_f above
     capacity only."""
 
-    def __init__(self, m, delta, small):
-        reach_under = np.where(small, m / 2.0, 1.0)
-        reach_over = np.where(small, m / 2.0, -1.0)
+    def __init__(self, m, delta, bit):
+        listed = bit >= 0
+        reach_under = np.where(listed, m / 2.0, np.where(bit == _NEVER, np.minimum(m, 1.0), -1.0))
+        reach_over = np.where(listed, m / 2.0, np.where(bit == _ALWAYS, m, -1.0))
         self.top = float(max(reach_under.max(), reach_over.max()))
         e = self.top * np.exp2(-np.arange(PIECES + 1, dtype=float))
         self.edges = e
@@ -175,13 +230,13 @@ def _over(sig, mf, df):
 def _exact(sums, masks, t, m, delta, bit):
     """Exact values of sets S (sum of m delta over S, bit mask over the listed letters, deviation t):
     the best admissible fractional letter (outside S with m_f >= -t when t <= 0, inside with
-    m_f >= t when t >= 0; ``bit``: each letter's bit, -1 for a letter never listed). Returns the
-    values and that letter (-1 where none)."""
+    m_f >= t when t >= 0; ``bit``: each listed letter's bit, ``_NEVER`` / ``_ALWAYS`` for a letter
+    never / always in S). Returns the values and that letter (-1 where none)."""
     best = np.full(sums.size, -np.inf)
     arg = np.full(sums.size, -1)
     for f in range(m.size):
         if bit[f] < 0:
-            inside = np.zeros(sums.size, bool)
+            inside = np.full(sums.size, bit[f] == _ALWAYS)
         else:
             inside = ((masks >> np.uint64(bit[f])) & np.uint64(1)).astype(bool)
         g = np.full(sums.size, -np.inf)
@@ -195,15 +250,17 @@ def _exact(sums, masks, t, m, delta, bit):
     return sums + best, arg
 
 
-def _columns(res, p, C, small, keep, collect):
+def _columns(res, p, C, listed, fixed_in, keep, collect):
     """The best ``keep`` distinct columns worth more than ``collect``: C on T, f at the level that
-    makes P.r = 1 (T = S below capacity, S minus f above; S over the ``small`` letters)."""
+    makes P.r = 1 (T = S below capacity, S minus f above; S: the ``listed`` letters of the mask and
+    the ``fixed_in`` ones)."""
     out, seen = [], set()
     for v, mask, f in zip(res.values.tolist(), res.masks, res.extra.tolist()):
         if not v > collect or len(out) >= keep:
             break
         in_t = np.zeros(p.size, bool)
-        in_t[small[bits_of(mask, small.size)]] = True
+        in_t[listed[bits_of(mask, listed.size)]] = True
+        in_t[fixed_in] = True
         in_t[f] = False
         col = np.where(in_t, C, 0.0)
         col[f] = min(max((1.0 - C * float(p[in_t].sum())) / p[f], 0.0), C)
