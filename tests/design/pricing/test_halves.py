@@ -152,11 +152,14 @@ def test_box_halves_with_decided_letters_is_exact_when_it_says_so(seed, monkeypa
     monkeypatch.setattr(bh, "MAX_ALL", 0)
     rng = np.random.default_rng(410 + seed)
     exact = inexact = 0
-    for _ in range(40):
+    for _ in range(60):
         n = int(rng.integers(6, 13))
-        monkeypatch.setattr(bh, "MAX_LISTED", int(rng.integers(2, n - 2)))
         p = _float_prior(rng, n)
         cap = float(rng.uniform(1.05, 12.0))
+        fit = int((cap * p <= 1.0).sum())
+        if fit < 4:
+            continue
+        monkeypatch.setattr(bh, "LISTED", tuple(sorted(set(rng.integers(fit // 2, fit, 2).tolist()))))
         w = _degenerate(rng, p, math.log(cap)) if rng.random() < 0.4 else duals(rng, p)
         vals = values(p, w, lift_vectors(p, cap))
         best = float(vals.max())

@@ -32,6 +32,13 @@ one interval around t = 0) by its sum, the best sum of the subsets B that put th
 intervals that may still beat the threshold. A pair is bounded by its own piece and evaluated
 exactly (the best admissible f, membership checked) above it. Exact above ``tau``; budgets as in
 :mod:`~leakage.design.pricing.halves`.
+
+Too many letters fit to list them all: the letters whose Lagrangian terms m_x |delta_x - mu| are
+smallest are listed and the others decided (``_decide``): at the cap in every set, or never. The
+chord bound L(mu) = mu + sum_x max(0, m_x (delta_x - mu)) bounds every vertex; one that breaks a
+decision on a letter other than its fractional letter loses that letter's term from it. So the
+search stays exact when every decided term exceeds L(mu) - tau; otherwise its columns are true and
+its bound is the larger of the two.
 """
 
 from __future__ import annotations
@@ -54,22 +61,40 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
     """The box pricing at the duals, exact above ``tau`` when every letter that fits is listed or the
     letters left out are decided (``_decide``): ``bound`` >= the maximum (the maximum itself when it
     exceeds tau and the search is not ``exhausted``), ``found``: up to ``keep`` columns worth more
-    than ``collect``, best first. None when even the restricted halves cannot be listed."""
+    than ``collect``, best first. When they are too many to list all, the restricted halves grow
+    through ``LISTED`` while the columns they find are worth less than a quarter of their bound.
+    None when no halves can be listed."""
     p = np.asarray(prior, dtype=float)
     w = np.asarray(duals, dtype=float)
     if not math.isfinite(tau):
         return None
-    C = float(cap)
-    m = C * p
-    delta = math.log(C) - w / p
-    prof = m * delta
-    small = m <= 1.0  # the letters that may be at the cap
-    lists = _decide(m, delta, small, tau)
-    if lists is None:
-        return None
+    m = float(cap) * p
+    delta = math.log(float(cap)) - w / p
+    idx = np.flatnonzero(m <= 1.0)  # the letters that may be at the cap
+    res = None
+    for k in ((None,) if idx.size <= MAX_ALL else ()) + tuple(k for k in LISTED if k < idx.size):
+        lists = _decide(m, delta, idx, k)
+        if lists is None:
+            if k is None:
+                continue
+            break
+        res = _search(p, m, delta, float(cap), lists, tau=tau, keep=keep, collect=collect)
+        if k is None or (res.found and res.best >= res.bound / 4):
+            break
+    return res
+
+
+#: most letters that fit listed all together (uint64 masks), and the sizes of the restricted halves
+#: when they are more (then the others are decided): 2^10 to 2^22 subsets per half
+MAX_ALL = 63
+LISTED = (20, 32)
+_NEVER, _ALWAYS = -1, -2
+
+
+def _search(p, m, delta, C, lists, *, tau, keep, collect) -> SearchResult:
     listed, fixed_in, a, b, outside = lists
     (ua, pa), (ub, pb) = a.sums, b.sums
-    tol = _MARGIN * (1.0 + abs(tau) + float(np.abs(prof).sum()))
+    tol = _MARGIN * (1.0 + abs(tau) + float(np.abs(m * delta).sum()))
     bit = np.full(p.size, _NEVER)
     bit[listed] = np.arange(listed.size)
     bit[fixed_in] = _ALWAYS
@@ -88,37 +113,26 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
     return SearchResult(max(res.bound, outside), found, best, res.pairs, res.exhausted or outside > tau)
 
 
-#: most letters that fit listed all together (uint64 masks), and most listed when they are more
-#: (then the others are decided): a few hundred thousand subsets per half, tenths of a second
-MAX_ALL = 63
-MAX_LISTED = 20
-_NEVER, _ALWAYS = -1, -2
-
-
-def _decide(m, delta, small, tau):
-    """The halves over the letters that fit (``small``), or, when they are too many to list, over the
-    ``MAX_LISTED`` of them whose Lagrangian terms |m_x (delta_x - mu)| are smallest, the others
-    *decided*: at the cap in every set when delta_x > mu, never otherwise. With mu minimising
-    L(mu) = mu + sum_x max(0, m_x (delta_x - mu)) >= every vertex's value (the chord relaxation of
-    the mass constraint), a vertex that breaks a decision on a letter x other than its fractional
-    letter is worth at most L(mu) - m_x |delta_x - mu|. Returns (listed letters, decided-in
-    letters, the two halves with the decided-in letters' sums added to the first, the bound on the
-    vertices that break a decision: -inf when every letter that fits is listed), or None."""
-    idx = np.flatnonzero(small)
+def _decide(m, delta, idx, k):
+    """The halves over the letters ``idx`` that fit (k None), or over the k of them whose Lagrangian
+    terms |m_x (delta_x - mu)| are smallest, the others *decided*: at the cap in every set when
+    delta_x > mu, never otherwise. With mu minimising L(mu) = mu + sum_x max(0, m_x (delta_x - mu))
+    >= every vertex's value (the chord relaxation of the mass constraint), a vertex that breaks a
+    decision on a letter x other than its fractional letter is worth at most
+    L(mu) - m_x |delta_x - mu|. Returns (listed letters, decided-in letters, the two halves with the
+    decided-in letters' sums added to the first, the bound on the vertices that break a decision:
+    -inf when none is decided), or None when the halves are too large to list."""
     prof = m * delta
     rows = np.stack([m, prof])
-    lists = list_halves(m[idx], -delta[idx], rows[:, idx]) if idx.size <= MAX_ALL else None
-    if lists is not None:
-        return idx, idx[:0], lists[0], lists[1], -math.inf
+    if k is None:
+        lists = list_halves(m[idx], -delta[idx], rows[:, idx])
+        return None if lists is None else (idx, idx[:0], lists[0], lists[1], -math.inf)
     mu, L = _lagrangian(m, delta)
     term = m * np.abs(delta - mu)
     order = idx[np.argsort(term[idx], kind="stable")]
-    for k in range(min(MAX_LISTED, order.size), 0, -1):
-        listed = np.sort(order[:k])
-        lists = list_halves(m[listed], -delta[listed], rows[:, listed])
-        if lists is not None:
-            break
-    else:
+    listed = np.sort(order[:k])
+    lists = list_halves(m[listed], -delta[listed], rows[:, listed])
+    if lists is None:
         return None
     decided = order[k:]
     fixed_in = np.sort(decided[delta[decided] > mu])
