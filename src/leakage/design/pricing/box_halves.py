@@ -92,6 +92,8 @@ _NEVER, _ALWAYS = -1, -2
 
 
 def _search(p, m, delta, C, lists, *, tau, keep, collect) -> SearchResult:
+    """One meet in the middle over the halves ``lists`` of ``_decide``; its bound also covers the
+    vertices that break a decision (not exact, ``exhausted``, when that bound exceeds tau)."""
     listed, fixed_in, a, b, outside = lists
     (ua, pa), (ub, pb) = a.sums, b.sums
     tol = _MARGIN * (1.0 + abs(tau) + float(np.abs(m * delta).sum()))
