@@ -120,6 +120,22 @@ def test_box_halves_lists_only_the_letters_that_fit_under_the_cap():
     assert checked >= 8
 
 
+def test_box_lagrangian_is_the_smallest_chord_bound_and_bounds_every_vertex():
+    # L(mu) is convex piecewise linear with breakpoints at the delta_x: its minimum is the smallest
+    # value over them, and at any mu it bounds every lift vector's value
+    rng = np.random.default_rng(13)
+    for _ in range(40):
+        n = int(rng.integers(2, 11))
+        p = _float_prior(rng, n)
+        cap = float(rng.uniform(1.05, 12.0))
+        w = _degenerate(rng, p, math.log(cap)) if rng.random() < 0.5 else duals(rng, p)
+        m, delta = cap * p, math.log(cap) - w / p
+        mu, L = bh._lagrangian(m, delta)
+        at = [d + np.maximum(m * (delta - d), 0.0).sum() for d in delta]
+        assert L == pytest.approx(min(at), abs=1e-13) and mu + np.maximum(m * (delta - mu), 0.0).sum() == L
+        assert L >= float(values(p, w, lift_vectors(p, cap)).max()) - 1e-12
+
+
 def test_box_envelope_bounds_every_admissible_fractional_letter():
     # G's envelope over pieces of the deviation t against each letter's exact term, sampled over the
     # deviations its kind admits: a listed letter |t| <= m/2 on either side, one never in S below
