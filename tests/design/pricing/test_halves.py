@@ -256,6 +256,16 @@ def test_light_top_bound_holds_at_degenerate_duals(seed):
     assert checked >= 8
 
 
+def _light_top_instances(rng, draws):
+    """Seeded light-top instances of 3 to 8 letters, mostly at the duals of a nearly optimal master:
+    (p, w, eps, half, best light-top value, best box value at H, the goal just above both and 0)."""
+    for p, eps, half, H, cols in _ball_draws(rng, draws, (3, 9), light_top_columns):
+        w = _degenerate(rng, p, math.log(H)) if rng.random() < 0.7 else p * (math.log(H) + rng.normal(size=p.size) * 0.05)
+        best = float(values(p, w, cols).max())
+        box = float(values(p, w, lift_vectors(p, H)).max())
+        yield p, w, eps, half, best, box, max(best, 0.0, box) + 1e-7
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_light_top_windows_bound_the_family(seed, monkeypatch):
     # the meet-in-the-middle bound over the light-top family (S whole by its mass window, T1 relaxed)
@@ -264,11 +274,7 @@ def test_light_top_windows_bound_the_family(seed, monkeypatch):
     monkeypatch.setattr(light_top, "MAX_COUPLED", 0)
     rng = np.random.default_rng(700 + seed)
     checked, closed = 0, 0
-    for p, eps, half, H, cols in _ball_draws(rng, 30, (3, 9), light_top_columns):
-        w = _degenerate(rng, p, math.log(H)) if rng.random() < 0.7 else p * (math.log(H) + rng.normal(size=p.size) * 0.05)
-        best = float(values(p, w, cols).max())
-        box = float(values(p, w, lift_vectors(p, H)).max())
-        goal = max(best, 0.0, box) + 1e-7
+    for p, w, eps, half, best, box, goal in _light_top_instances(rng, 30):
         res = light_top_windows(p, w, eps, half, goal=goal, box_bound=box)
         assert res.bound >= best - 1e-12 and res.found == []
         closed += not res.exhausted and res.bound <= goal + 1e-9
@@ -317,11 +323,7 @@ def test_light_top_windows_bound_each_set_with_its_own_top_set(monkeypatch):
     # by scipy), and no looser than the windows with T1 relaxed apart from S -- which it undercuts
     rng = np.random.default_rng(720)
     checked, tighter = 0, 0
-    for p, eps, half, H, cols in _ball_draws(rng, 40, (3, 9), light_top_columns):
-        w = _degenerate(rng, p, math.log(H)) if rng.random() < 0.7 else p * (math.log(H) + rng.normal(size=p.size) * 0.05)
-        best = float(values(p, w, cols).max())
-        box = float(values(p, w, lift_vectors(p, H)).max())
-        goal = max(best, 0.0, box) + 1e-7
+    for p, w, eps, half, best, box, goal in _light_top_instances(rng, 40):
         res = light_top_windows(p, w, eps, half, goal=goal, box_bound=box)
         assert best - 1e-12 <= res.bound <= _fractional_light_top(p, w, eps, half) + 1e-9
         with monkeypatch.context() as m:
