@@ -27,7 +27,7 @@ from leakage.design.cone import Cone, column_utility
 from leakage.design.master import Master, assemble, channel_of, solve_master
 from leakage.design.pricing.heuristic import heuristic_columns
 from leakage.design.pricing.linear import LiftedLP, linear_pricing
-from leakage.design.pricing.mutual_information import price_bound, price_mi
+from leakage.design.pricing.mutual_information import price_flat, price_mi
 from leakage.design.vertices import enumerate_vertices
 
 #: default node budget of each pricing search per call
@@ -94,7 +94,7 @@ def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndar
         if flat is None:
             # the bound at duals proportional to P: max over columns of sum_x P_x v_x log v_x (any
             # channel's MI is a mixture of its columns' utilities), certifying flat optima at once
-            fp = price_bound(cone, np.zeros(n), tol=scale / 4, target=val + scale / 2, max_nodes=FLAT_NODES)
+            fp = price_flat(cone, tol=scale / 4, target=val + scale / 2, max_nodes=FLAT_NODES)
             flat = fp.bound if math.isfinite(fp.bound) else math.inf
             stats_flat = {k: {"bound": r.bound, "nodes": r.nodes, "exhausted": r.exhausted}
                           for k, r in fp.searches.items()}

@@ -255,6 +255,52 @@ def light_top_search(prior, duals, eps, half, *, tol, collect, max_nodes, keep,
     return SearchResult(res.bound, cols, res.best, res.nodes, res.exhausted)
 
 
+class LightTopFlat:
+    """The light-top family at duals 0 (the bound at duals proportional to the prior, once per
+    design): W1 = W12 = 0, so the value depends on the masses alone and the letters need no
+    branching. Best first over intervals of s, each bounded by the search's cell bound with T1's
+    mass anywhere in [0, min(beta/2, light mass)] and at most s (the maximum over p1 in closed form,
+    ``LightTopSearch._cells``), split in halves; its values at an interval's ends and middle are the
+    relaxation's own (payload None: they bound, they are not columns). State: (s_lo, s_hi)."""
+
+    def __init__(self, prior, eps: float, half: float):
+        self.search = LightTopSearch(prior, np.zeros(prior.size), eps, half)
+        it = self.search.it
+        self.p1 = np.zeros(1), np.array([min(half, float(it.p[self.search.small].sum()))]), np.zeros(1), np.zeros(1)
+        self.top = 1.0 - float(it.p.min())  # S leaves a letter out
+
+    def root(self):
+        return self.search.s_min, self.top
+
+    def _bound(self, lo, hi):
+        lo, hi = np.atleast_1d(lo), np.atleast_1d(hi)
+        u, _ = self.search._cells(lo, hi, np.zeros(lo.size), np.zeros(lo.size), *self.p1, hi)
+        return float(u.max())
+
+    def evaluate(self, state, incumbent):
+        lo, hi = state
+        if hi < lo:
+            return None
+        ub = self._bound(lo, hi)
+        if ub == -math.inf:
+            return None
+        mid = 0.5 * (lo + hi)
+        pts = np.array([lo, mid, hi])
+        options = [[(lo, mid), (mid, hi)]] if lo < mid < hi else []
+        return Evaluation(ub + _MARGIN * (1.0 + abs(ub)), [(self._bound(pts, pts), None)], options)
+
+
+def light_top_flat(prior, eps, half, *, tol, max_nodes, target=-math.inf) -> SearchResult:
+    """:class:`LightTopFlat` best first: a bound on the light-top family at duals 0 (``found`` empty),
+    within ``tol`` of the relaxation's maximum unless ``target`` stops it first. The cell bound is
+    first order in the interval's width: a maximum at an end of the s-range (where the columns meet
+    the box's, s = beta/2 + e^-eps) closes in a few dozen intervals, one inside it in about
+    tol^-1/2."""
+    res = best_first(LightTopFlat(prior, eps, half), tol=tol, collect=math.inf, max_nodes=max_nodes, keep=0,
+                     target=target)
+    return SearchResult(res.bound, [], -math.inf, res.nodes, res.exhausted)
+
+
 #: most window maxima (one meet-in-the-middle pass each) and s-range splits of :func:`light_top_windows`,
 #: and most sets in a window bounded one by one (:func:`_coupled`)
 MAX_WINDOWS, MAX_SPLITS, MAX_COUPLED = 1000, 10_000, 100_000

@@ -44,7 +44,7 @@ from leakage.design.pricing import counts as tables
 from leakage.design.pricing.box import box_search
 from leakage.design.pricing.box_halves import box_halves
 from leakage.design.pricing.heavy_halves import heavy_halves
-from leakage.design.pricing.light_top import light_top_search, light_top_windows
+from leakage.design.pricing.light_top import light_top_flat, light_top_search, light_top_windows
 from leakage.design.pricing.light_top_counts import light_top_count_search
 from leakage.design.pricing.staircase import heavy_two_level_search, staircase_search
 from leakage.design.vertices import light_top_column, staircase_columns
@@ -91,14 +91,17 @@ def price_mi(cone: Cone, duals, *, tol: float, collect: float, keep: int, max_no
 SHORT_NODES = 300
 
 
-def price_bound(cone: Cone, duals, *, tol: float, target: float, max_nodes: int) -> Pricing:
-    """Only a bound on the pricing maximum at the duals, each search stopping once its bound is at
-    most ``target`` (used to certify at duals other than the master's)."""
-    return _price(cone, duals, tol=tol, collect=math.inf, keep=0, max_nodes=max_nodes, stop_count=None,
-                  find=False, target=target)
+def price_flat(cone: Cone, *, tol: float, target: float, max_nodes: int) -> Pricing:
+    """Only a bound on max sum_x P_x v_x log v_x over the cone's columns (the pricing at duals 0, which
+    bounds every channel's MI), each search stopping once its bound is at most ``target``. The
+    light-top family is bounded over its masses alone (``light_top.light_top_flat``, to tol / 16: it is
+    cheap): at duals 0 its value does not depend on which letters make them up."""
+    return _price(cone, np.zeros(cone.n), tol=tol, collect=math.inf, keep=0, max_nodes=max_nodes, stop_count=None,
+                  find=False, target=target, flat=True)
 
 
-def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find, target=-math.inf) -> Pricing:
+def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find, target=-math.inf,
+           flat=False) -> Pricing:
     p, w, n = cone.prior, np.asarray(duals, dtype=float), cone.n
     kw = dict(tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target)
     results: dict[str, SearchResult] = {}
@@ -117,7 +120,10 @@ def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find
             cols = list(staircase_columns(p, cone.eps, np.array(res.found).T).T) if res.found else []
         elif name == "light_top":
             box = results.get("box_top")
-            if res is None and cone.grid is not None:  # a grid with too many top sets to enumerate
+            if res is None and flat:
+                res = light_top_flat(p, cone.eps, cone.half, tol=tol / 16, max_nodes=max_nodes, target=target)
+                cols = []
+            elif res is None and cone.grid is not None:  # a grid with too many top sets to enumerate
                 res = light_top_count_search(*cone.grid, p, w, cone.eps, cone.half, **kw)
                 cols = [_light_top(cone, t1, s) for t1, s in res.found]
             elif res is None:
