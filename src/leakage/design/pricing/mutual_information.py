@@ -25,6 +25,10 @@ of the searches' bounds anyway); once the box search has closed, the light-top f
 bounded by meet in the middle over the mass of its set S (``light_top.light_top_windows``; thin
 windows set by set), and the branch and bound runs only when that bound does not reach the target.
 
+At duals 0 (``price_flat``: the largest column utility, which bounds every channel's MI) the
+light-top family's value depends on its masses alone and is bounded over them
+(``light_top.light_top_flat``) instead of by branching on letters.
+
 Each search has its own node budget. With ``find`` the searches stop at their first improving
 columns and the pricing returns them (bound inf: the master moves on and needs no bound); a
 search that finds none has bounded its family, and the bound over the cone is the largest of the
