@@ -107,3 +107,5 @@ def test_light_top_flat_closes_fast_at_the_radii_of_real_sample_sizes(seed):
         assert not res.exhausted
         relaxed = _relaxation_max(p, eps, half)
         assert relaxed - 1e-12 <= res.bound <= relaxed + 1e-9
+        # at s = beta/2 + e^-eps (k = 1) the column is 1/P(S) on S: the box's log H
+        assert abs(relaxed + math.log(half + math.exp(-eps))) <= 1e-9
