@@ -1,6 +1,6 @@
 """Timings of the optimal-mechanism engine (leakage.design.optimal) against the baselines.
 
-Usage: python tools/design_benchmark.py [--quick] [--seconds S] [--only n14,ldp,ball,family,n200] [--draws K]
+Usage: python tools/design_benchmark.py [--quick] [--seconds S] [--only n14,ldp,ball,family,n200,stretch] [--draws K]
 
 Rows: N = 14 known prior (plain ray enumeration + one LP, column generation, and method="auto");
 eps-LDP at N = 42 / 74 (exact staircase pricing); the ball B_beta(P) at beta = beta*(1e-6, 48842, N),
@@ -8,7 +8,11 @@ eps = 1, for heavy-tailed (Zipf-like, min mass ~2e-5) priors and for the Adult d
 native-country (N = 42, '?' kept) and age (N = 74) frequencies, with the route-(44) design beside; the
 heavy-tailed family (seeded Dirichlet draws, clipped at 2e-5, eps in [0.1, 4]) at tol 1e-6;
 N = 200 linear utilities at beta = 1.5 min P (optimal_mechanism, i.e. label generation, vs the compact LP of
-design_mechanism). One table: case, method, N, value, bound, gap, certified, seconds; then ratios.
+design_mechanism); and, only when asked (--only stretch), the next size: Adult's education x
+marital-status (the 104 of its 16 x 7 cells that occur), eps = 1, under LDP and on the ball at
+beta = beta*(1e-6, 48842, 112) (the joint alphabet's size, as the study's Monte Carlo counts unseen
+categories), warm-started from the LDP and route-(44) designs as the adult-design study does.
+One table: case, method, N, value, bound, gap, certified, seconds; then ratios.
 The same rows go to a CSV (--csv, default docs/measurements/design-engine.csv) with a JSON beside
 it (commit, date, machine, command), from which tools/benchmark_pages.py renders the docs' table.
 """
@@ -42,12 +46,13 @@ def zipf_prior(n, p_min=2e-5):
     return p
 
 
-def adult_prior(column):
-    """Empirical distribution of one column of the Adult CSV (None when the file is absent)."""
+def adult_prior(*columns):
+    """Empirical distribution of one column of the Adult CSV, or of the joint attribute of several (its
+    cells that occur), in decreasing order; None when the file is absent."""
     if not os.path.exists(ADULT):
         return None
     with open(ADULT, newline="") as f:
-        counts = Counter(r[column].strip() for r in csv.DictReader(f))
+        counts = Counter(tuple(r[c].strip() for c in columns) for r in csv.DictReader(f))
     c = np.array(sorted(counts.values(), reverse=True), dtype=float)
     return c / c.sum()
 
@@ -85,7 +90,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--quick", action="store_true", help="skip N = 74")
     ap.add_argument("--seconds", type=float, default=240.0, help="time limit per large design")
-    ap.add_argument("--only", default="", help="comma list of: n14,ldp,ball,family,n200")
+    ap.add_argument("--only", default="", help="comma list of: n14,ldp,ball,family,n200,stretch (stretch: only when named)")
     ap.add_argument("--draws", type=int, default=4, help="family: seeded priors per N")
     ap.add_argument("--csv", default=os.path.join(os.path.dirname(__file__), "..", "docs", "measurements", "design-engine.csv"),
                     help="where to write the rows (and a .json of the run beside it); '' for none")
@@ -148,6 +153,21 @@ def main():
             row(f"linear {name} b=1.5minP", "compact LP", n, c.expected_utility, c.expected_utility, True, t_old)
             ratios.append(f"N=200 {name}: compact LP / optimal_mechanism time = {t_old / t_new:.2f}, "
                           f"value difference {d.value - c.expected_utility:.2e}")
+    if "stretch" in only:
+        p = adult_prior("education", "marital-status")
+        if p is None:
+            raise SystemExit(f"stretch: the Adult CSV {ADULT} is absent (run the pipeline's data stage, or set ADULT_CSV)")
+        beta = beta_star(1e-6, 48842, 16 * 7)
+        name = f"education x marital-status b={beta:.4f}"
+        ldp, s_ldp = timed(optimal_mechanism, p, 1.0, privacy="ldp")
+        row(f"MI LDP eps=1 {name}", ldp.method, p.size, ldp.value, ldp.bound, ldp.certified, s_ldp)
+        r44, s_44 = timed(optimal_mechanism_for_estimate, p, 1.0, beta)
+        row(f"MI route (44) {name}", r44.method, p.size, r44.value, r44.bound, r44.certified, s_44)
+        d, s = timed(optimal_mechanism, p, 1.0, beta=beta, warm_start=(ldp, r44))
+        row(f"MI ball {name}", d.method, p.size, d.value, d.bound, d.certified, s)
+        ratios.append(f"N={p.size} {name}: ball value - route (44) = {d.value - r44.value:.3e}, "
+                      f"ball value - LDP = {d.value - ldp.value:.3e}; LDP gap {ldp.gap:.3e} "
+                      f"(limited by {ldp.stats.get('limited_by')}), ball gap {d.gap:.3e}")
     print()
     for r in ratios:
         print(r)
