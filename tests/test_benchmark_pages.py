@@ -81,7 +81,7 @@ def test_the_pipeline_numbers_on_the_page_are_the_files_numbers():
     assert f"commit `{meta['commit']}`, {meta['date']}, on {meta['machine']}" in page
 
 
-@pytest.mark.parametrize("name", ["design-engine", "design-family"])
+@pytest.mark.parametrize("name", bp.DESIGN_TABLES)
 def test_the_design_tables_are_the_files_rows(name):
     rows = _rows(f"{name}.csv")
     snippet = (MEASUREMENTS / f"{name}.md").read_text()
@@ -190,3 +190,27 @@ def test_the_design_benchmark_writes_its_rows(tmp_path, monkeypatch):
     assert list(row) == bp.DESIGN_COLUMNS and row["certified"] == "True" and float(row["gap"]) == pytest.approx(2e-12)
     meta = json.loads(path.with_suffix(".json").read_text())
     assert set(meta) == {"commit", "date", "machine", "command", "note"} and re.fullmatch(r"\d{4}-\d\d-\d\d", meta["date"])
+
+
+def test_the_design_benchmark_reads_a_joint_attribute(tmp_path, monkeypatch):
+    """The stretch case's prior: the frequencies of the cells of two columns that occur (whitespace
+    stripped, as in the Adult CSV), largest first, checked against a pandas cross-tabulation."""
+    monkeypatch.syspath_prepend(str(ROOT / "tools"))
+    import design_benchmark as db
+    import numpy as np
+    import pandas as pd
+
+    rng = np.random.default_rng(7)
+    frame = pd.DataFrame({"education": rng.choice([" HS-grad", " Bachelors", " Masters"], 500, p=[0.6, 0.3, 0.1]),
+                          "marital-status": rng.choice([" Never", " Married"], 500),
+                          "age": rng.integers(17, 90, 500)})
+    frame.loc[frame["education"] == " Masters", "marital-status"] = " Married"  # one cell never occurs
+    path = tmp_path / "adult.csv"
+    frame.to_csv(path, index=False)
+    monkeypatch.setattr(db, "ADULT", str(path))
+    want = frame.groupby(["education", "marital-status"]).size().sort_values(ascending=False).to_numpy() / 500
+    got = db.adult_prior("education", "marital-status")
+    assert got.size == 5 and np.allclose(got, want)
+    assert np.allclose(db.adult_prior("age"), frame["age"].value_counts().sort_values(ascending=False).to_numpy() / 500)
+    monkeypatch.setattr(db, "ADULT", str(tmp_path / "absent.csv"))
+    assert db.adult_prior("education") is None

@@ -20,11 +20,12 @@ A job's rule is found by matching its file against the ``benchmark:`` paths of t
 ``workflow/rules/*.smk``; its stage is the rule name up to the first ``_`` (``data``,
 ``estimate``, ``design``, ``release``, ``experiment``, ``figure``, ``claims``).
 
-``tools/design_benchmark.py`` writes ``design-engine.csv`` and ``design-engine.json`` there.
+``tools/design_benchmark.py`` writes ``design-engine.csv`` and ``design-engine.json`` there (with
+``--csv``, the family's and the next size's runs write ``design-family.*`` and ``design-stretch.*``).
 
 ``render`` writes ``docs/benchmarks.md`` (the pipeline per stage, per rule and its slowest jobs)
-and ``docs/measurements/design-engine.md`` (the design engine's table, included by
-``docs/design-engine.md`` and ``docs/benchmarks.md``). Each table states the commit, the date and
+and ``docs/measurements/<table>.md`` for each of ``DESIGN_TABLES`` (the design engine's tables,
+included by ``docs/design-engine.md`` and ``docs/benchmarks.md``). Each table states the commit, the date and
 the machine of its measurement. ``tests/test_benchmark_pages.py`` checks that the committed pages
 are what the committed files give.
 """
@@ -46,9 +47,9 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parents[1]
 MEASUREMENTS = ROOT / "docs" / "measurements"
 PAGE = ROOT / "docs" / "benchmarks.md"
-DESIGN_SNIPPET = MEASUREMENTS / "design-engine.md"
-#: the heavy-tailed family (tools/design_benchmark.py --only family): its own run, its own table
-FAMILY_SNIPPET = MEASUREMENTS / "design-family.md"
+#: the design engine's tables, each from its own run of tools/design_benchmark.py: the cases of the
+#: default run, the heavy-tailed family (--only family) and the next size (--only stretch)
+DESIGN_TABLES = ("design-engine", "design-family", "design-stretch")
 
 PIPELINE_COLUMNS = ["paper", "rule", "stage", "job", "start_s", "end_s", "s", "cpu_s", "max_rss_mb"]
 DESIGN_COLUMNS = ["case", "method", "n", "value", "bound", "gap", "certified", "seconds"]
@@ -305,7 +306,7 @@ def read_measurements(folder: Path = MEASUREMENTS):
     """(pipeline jobs, their run, {design table name: (rows, their run)}) from the committed files."""
     jobs = pd.read_csv(folder / "pipeline.csv", keep_default_na=False, na_values=[""])
     design = {name: pd.read_csv(folder / f"{name}.csv", keep_default_na=False, na_values=[""])
-              for name in ("design-engine", "design-family")}
+              for name in DESIGN_TABLES}
     missing = [c for c in PIPELINE_COLUMNS if c not in jobs.columns] + [
         c for rows in design.values() for c in DESIGN_COLUMNS if c not in rows.columns]
     if missing:
@@ -343,6 +344,11 @@ def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
         "",
         '--8<-- "measurements/design-family.md"',
         "",
+        "The next size (`python tools/design_benchmark.py --only stretch`): Adult's education x",
+        "marital-status, default tolerance 1e-9:",
+        "",
+        '--8<-- "measurements/design-stretch.md"',
+        "",
     ])
 
 
@@ -350,8 +356,8 @@ def render(folder: Path = MEASUREMENTS, page: Path = PAGE) -> dict[Path, str]:
     """The generated files and their text, from the measurement files."""
     jobs, pipeline_meta, design = read_measurements(folder)
     out = {page: benchmarks_page(jobs, pipeline_meta)}
-    for snippet, name in ((DESIGN_SNIPPET, "design-engine"), (FAMILY_SNIPPET, "design-family")):
-        out[snippet] = design_markdown(*design[name])
+    for name in DESIGN_TABLES:
+        out[MEASUREMENTS / f"{name}.md"] = design_markdown(*design[name])
     return out
 
 
