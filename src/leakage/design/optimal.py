@@ -87,7 +87,7 @@ class OptimalDesign:
 
 
 def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_information", method="auto",
-                      max_iterations=200, max_nodes=None, max_seconds=None, tol=1e-9, warm_start=()) -> OptimalDesign:
+                      max_iterations=1000, max_nodes=None, max_seconds=None, tol=1e-9, warm_start=()) -> OptimalDesign:
     """max utility over channels eps-private on B_beta(prior) ([empirical-pml, eq. (40)]) or eps-LDP.
 
     ``privacy="pml"``: max_x P(y|x) <= e^eps min_{Q in B_beta(prior)} Q_Y(y) for every y, any beta in
