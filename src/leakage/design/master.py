@@ -2,8 +2,8 @@
 
 Its row duals w price new columns; by LP duality any upper bound U on the pricing maximum gives the
 certified bound sum(w) + max(U, 0) on the optimum over all columns, whatever the solver accuracy.
-HiGHS (``highspy``) by the primal simplex, warm-started as columns are added; on a numerical failure it is solved cold,
-then by scipy's dual simplex and interior point on the same columns.
+HiGHS (``highspy``) by the primal simplex, warm-started as columns are added; on a numerical
+failure it is solved cold, then by scipy's dual simplex and interior point on the same columns.
 """
 
 from __future__ import annotations
