@@ -2,8 +2,8 @@
 
 Its row duals w price new columns; by LP duality any upper bound U on the pricing maximum gives the
 certified bound sum(w) + max(U, 0) on the optimum over all columns, whatever the solver accuracy.
-HiGHS (``highspy``) by the primal simplex, warm-started as columns are added; on a numerical
-failure it is solved cold, then by scipy's dual simplex and interior point on the same columns.
+HiGHS (``highspy``), warm-started as columns are added; on a numerical failure it is solved cold,
+then by scipy's dual simplex and interior point on the same columns.
 """
 
 from __future__ import annotations
@@ -27,9 +27,6 @@ class Master:
         self.h.setOptionValue("primal_feasibility_tolerance", _TOL)
         self.h.setOptionValue("dual_feasibility_tolerance", _TOL)
         self.h.setOptionValue("presolve", "off")
-        # primal simplex: adding columns keeps the last basis primal feasible, so each solve resumes
-        # from it (the dual simplex, HiGHS's default, restarts from an infeasible one)
-        self.h.setOptionValue("simplex_strategy", 4)
         self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)
         self.inf = highspy.kHighsInf
         self.h.addRows(n, np.ones(n), np.ones(n), 0, np.zeros(0, np.int32), np.zeros(0, np.int32), np.zeros(0))
