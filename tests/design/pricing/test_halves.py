@@ -120,6 +120,48 @@ def test_box_halves_lists_only_the_letters_that_fit_under_the_cap():
     assert checked >= 8
 
 
+def test_box_halves_over_more_than_64_letters_is_exact():
+    # every letter fits (65 to 90 of them: masks of two words), but only 10 to 16 "good" letters have
+    # duals near log C (a nearly optimal master's: the maximum is a subset sum); the others cost 1 at
+    # the cap (m_x delta_x = -1), so a vertex that holds one at the cap is worth less than the best
+    # good one (asserted below). Brute force over the good sets, with any letter fractional, is then
+    # the maximum: the search must find it, exactly, and bound it
+    rng = np.random.default_rng(12)
+    checked = 0
+    for _ in range(16):
+        n, k = int(rng.integers(65, 91)), int(rng.integers(10, 17))
+        p = prior(rng, n)
+        cap = float(rng.uniform(0.5, 1.0) / p.max())
+        good = np.sort(rng.choice(np.argsort(-p)[: 2 * k], k, replace=False))  # among the heavier letters
+        if cap * p[good].sum() < 1.2:  # the good letters cannot fill the cap: no subset sum
+            continue
+        w = p * math.log(cap) + 1.0 / cap  # delta_x = -1 / m_x
+        w[good] = _degenerate(rng, p[good], math.log(cap))
+        m, delta = cap * p, math.log(cap) - w / p
+        sets = np.array(list(itertools.product([False, True], repeat=k)))
+        mass, score = sets @ m[good], sets @ (m * delta)[good]
+        best = -math.inf
+        for f in range(n):
+            rho = 1.0 - mass
+            ok = (rho >= 0) & (rho <= m[f]) & ~(sets[:, np.searchsorted(good, f)] if f in good else False)
+            if ok.any():
+                r = rho[ok]
+                term = np.where(r > 0, r * delta[f] + r * np.log(np.where(r > 0, r, 1) / m[f]), 0)
+                best = max(best, float((score[ok] + term).max()))
+        # a vertex with a bad letter at the cap: at most the good letters' positive terms, its -1, and
+        # the fractional letter's best term
+        assert best > float(np.maximum(m * delta, 0)[good].sum()) - 1.0 + float(np.maximum(m * delta, 0).max())
+        for gap in (1e-7, 1e-3):
+            res = box_halves(p, w, cap, tau=best - gap, keep=2, collect=best - gap)
+            assert not res.exhausted
+            assert res.best == pytest.approx(best, abs=1e-12) and res.bound >= best - 1e-12
+            col = res.found[0]
+            assert p @ col == pytest.approx(1.0) and np.all((col >= 0) & (col <= cap * (1 + 1e-12)))
+            assert values(p, w, col[:, None])[0] == pytest.approx(best, abs=1e-12)
+        checked += 1
+    assert checked >= 8
+
+
 def test_box_lagrangian_is_the_smallest_chord_bound_and_bounds_every_vertex():
     # L(mu) is convex piecewise linear with breakpoints at the delta_x: its minimum is the smallest
     # value over them, and at any mu it bounds every lift vector's value
@@ -266,18 +308,24 @@ def _light_top_instances(rng, draws):
         yield p, w, eps, half, best, box, max(best, 0.0, box) + 1e-7
 
 
-@pytest.mark.parametrize("seed", range(2))
-def test_light_top_windows_bound_the_family(seed, monkeypatch):
+@pytest.mark.parametrize("seed,filtered", [(0, False), (1, False), (0, True), (1, True)])
+def test_light_top_windows_bound_the_family(seed, filtered, monkeypatch):
     # the meet-in-the-middle bound over the light-top family (S whole by its mass window, T1 relaxed)
     # holds against every light-top column, reaches max(best, box, 0) where T1 matters little, and
-    # stays a bound when its budget runs out (windows never bounded set by set: these families are small)
+    # stays a bound when its budget runs out (windows never bounded set by set: these families are small).
+    # ``filtered``: the halves are listed as for a prior too large to list whole, only the subsets
+    # that may be in a set the cell bound leaves above the goal
     monkeypatch.setattr(light_top, "MAX_COUPLED", 0)
+    if filtered:
+        monkeypatch.setattr(light_top.LightTopSearch, "list_halves", lambda self: None)
     rng = np.random.default_rng(700 + seed)
     checked, closed = 0, 0
     for p, w, eps, half, best, box, goal in _light_top_instances(rng, 30):
         res = light_top_windows(p, w, eps, half, goal=goal, box_bound=box)
         assert res.bound >= best - 1e-12 and res.found == []
         closed += not res.exhausted and res.bound <= goal + 1e-9
+        for below in (1e-4,):  # a goal the family passes: the sets that pass it are all kept
+            assert light_top_windows(p, w, eps, half, goal=best - below, box_bound=box).bound >= best - 1e-12
         with monkeypatch.context() as m:
             m.setattr(light_top, "MAX_WINDOWS", 1)
             m.setattr(light_top, "MAX_SPLITS", 3)
@@ -317,22 +365,27 @@ def _fractional_light_top(p, w, eps, half):
     return best
 
 
-def test_light_top_windows_bound_each_set_with_its_own_top_set(monkeypatch):
+@pytest.mark.parametrize("filtered", [False, True])
+def test_light_top_windows_bound_each_set_with_its_own_top_set(filtered, monkeypatch):
     # a thin window is bounded set by set, T1 within S: the bound still holds against every light-top
     # column, is no looser than T1's fractional knapsack within each S (brute force, solved per piece
-    # by scipy), and no looser than the windows with T1 relaxed apart from S -- which it undercuts
+    # by scipy) or than the goal, and no looser than the windows with T1 relaxed apart from S -- which
+    # it undercuts. ``filtered`` as in the test above: masks of two words, fewer subsets
+    if filtered:
+        monkeypatch.setattr(light_top.LightTopSearch, "list_halves", lambda self: None)
     rng = np.random.default_rng(720)
     checked, tighter = 0, 0
     for p, w, eps, half, best, box, goal in _light_top_instances(rng, 40):
         res = light_top_windows(p, w, eps, half, goal=goal, box_bound=box)
-        assert best - 1e-12 <= res.bound <= _fractional_light_top(p, w, eps, half) + 1e-9
+        top = max(_fractional_light_top(p, w, eps, half), goal if filtered else -math.inf)
+        assert best - 1e-12 <= res.bound <= top + 1e-9
         with monkeypatch.context() as m:
             m.setattr(light_top, "MAX_COUPLED", 0)
             relaxed = light_top_windows(p, w, eps, half, goal=goal, box_bound=box)
         assert res.bound <= relaxed.bound + 1e-9
         tighter += res.bound < relaxed.bound - 1e-6
         checked += 1
-    assert checked >= 25 and tighter >= 5
+    assert checked >= 25 and (filtered or tighter >= 5)  # filtered, both often end at the goal
 
 
 def test_a_meet_in_the_middle_out_of_pairs_keeps_the_smaller_bound(monkeypatch):

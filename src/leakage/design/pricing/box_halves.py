@@ -33,8 +33,11 @@ intervals that may still beat the threshold. A pair is bounded by its own piece 
 exactly (the best admissible f, membership checked) above it. Exact above ``tau``; budgets as in
 :mod:`~leakage.design.pricing.halves`.
 
-Too many letters fit to list them all: the letters whose Lagrangian terms m_x |delta_x - mu| are
-smallest are listed and the others decided (``_decide``): at the cap in every set, or never. The
+Each half lists only the subsets that may still be part of a vertex worth more than ``tau``
+(``_above``): near an optimum most letters' Lagrangian terms e_x = m_x (delta_x - mu) are small and
+negative, so a subset that holds many of them cannot be, and the halves stay small where listing
+every subset would not (N = 74). When even the kept subsets are too many, the letters whose terms
+|e_x| are smallest are listed and the others decided (``_decide``): at the cap in every set, or never. The
 chord bound L(mu) = mu + sum_x max(0, m_x (delta_x - mu)) bounds every vertex; one that breaks a
 decision on a letter other than its fractional letter loses that letter's term from it. So the
 search stays exact when every decided term exceeds L(mu) - tau; otherwise its columns are true and
@@ -48,7 +51,7 @@ import math
 import numpy as np
 
 from leakage.design.bnb import SearchResult
-from leakage.design.pricing.halves import Half, RangeMax, bits_of, list_halves, pair_search
+from leakage.design.pricing.halves import Half, RangeMax, list_halves, list_halves_above, member, pair_search
 
 #: geometric pieces of |t| per side (the innermost reaches top 2^-PIECES), and how many of the
 #: outermost bound each subset A's window alone (where the envelope changes most)
@@ -73,7 +76,7 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
     idx = np.flatnonzero(m <= 1.0)  # the letters that may be at the cap
     res = None
     for k in ((None,) if idx.size <= MAX_ALL else ()) + tuple(k for k in LISTED if k < idx.size):
-        lists = _decide(m, delta, idx, k)
+        lists = _above(m, delta, idx, tau) if k is None else _decide(m, delta, idx, k)
         if lists is None:
             if k is None:
                 continue
@@ -84,9 +87,9 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
     return res
 
 
-#: most letters that fit listed all together (uint64 masks), and the sizes of the restricted halves
-#: when they are more (then the others are decided): 2^10 to 2^22 subsets per half
-MAX_ALL = 63
+#: most letters that fit listed all together (two uint64 words of masks), and the sizes of the
+#: restricted halves when they are more (then the others are decided): 2^10 to 2^22 subsets per half
+MAX_ALL = 128
 LISTED = (20, 32)
 _NEVER, _ALWAYS = -1, -2
 
@@ -94,11 +97,11 @@ _NEVER, _ALWAYS = -1, -2
 def _search(p, m, delta, C, lists, *, tau, keep, collect) -> SearchResult:
     """One meet in the middle over the halves ``lists`` of ``_decide``; its bound also covers the
     vertices that break a decision (not exact, ``exhausted``, when that bound exceeds tau)."""
-    listed, fixed_in, a, b, outside = lists
+    listed, code, fixed_in, a, b, outside = lists
     (ua, pa), (ub, pb) = a.sums, b.sums
-    tol = _MARGIN * (1.0 + abs(tau) + float(np.abs(m * delta).sum()))
+    tol = _tolerance(m, delta, tau)
     bit = np.full(p.size, _NEVER)
-    bit[listed] = np.arange(listed.size)
+    bit[listed] = code
     bit[fixed_in] = _ALWAYS
     env = _Envelope(m, delta, bit)
     lo, hi, ub_a = _windows(ua, pa, ub, pb, env, tau - tol)
@@ -110,25 +113,48 @@ def _search(p, m, delta, C, lists, *, tau, keep, collect) -> SearchResult:
         return _exact(pa[ia] + pb[ib], masks, (ua[ia] - 1.0) + ub[ib], m, delta, bit)
 
     res = pair_search(a, b, lo, hi, ub_a, pair_bound, exact, tau=tau, keep=keep, tol=tol)
-    found = _columns(res, p, C, listed, fixed_in, keep, collect)
+    found = _columns(res, p, C, bit, keep, collect)
     best = float(res.values[0]) if res.values.size else -math.inf
     return SearchResult(max(res.bound, outside), found, best, res.pairs, res.exhausted or outside > tau)
 
 
+def _above(m, delta, idx, tau):
+    """The halves over every letter that fits, each listing only the subsets that may be part of a
+    vertex worth more than ``tau``. For any mu, the value of a set S at the cap with deviation t is
+    sum_S m_x delta_x + G(t) = mu + e(S) + (mu t + G(t)) with e_x = m_x (delta_x - mu): with
+    h >= mu t + G(t) over the envelope's pieces, a subset A of one half with
+    mu + h + e(A) + (the other half's positive e) <= tau is in no such vertex. At mu minimising the
+    chord bound (``_lagrangian``) most letters' e_x are small and negative near an optimum, so few
+    subsets pass: the meet in the middle then covers every letter, exactly. Returns the lists as
+    ``_decide`` does (nothing decided), or None when a half is too large."""
+    mu, _ = _lagrangian(m, delta)
+    bit = np.full(m.size, _NEVER)
+    bit[idx] = 0
+    env = _Envelope(m, delta, bit)
+    lo, hi = np.append(env.edges[1:], 0.0), env.edges
+    h = float(np.max(np.maximum(env.under + np.maximum(-mu * lo, -mu * hi), env.over + np.maximum(mu * lo, mu * hi))))
+    prof = m * delta
+    floor = tau - _tolerance(m, delta, tau) - mu - h
+    lists = list_halves_above(m[idx], -delta[idx], np.stack([m, prof])[:, idx], (prof - mu * m)[idx], floor,
+                              1.0 + env.top)
+    if lists is None:
+        return None
+    a, b, code = lists
+    return idx, code, idx[:0], a, b, -math.inf
+
+
 def _decide(m, delta, idx, k):
-    """The halves over the letters ``idx`` that fit (k None), or over the k of them whose Lagrangian
-    terms |m_x (delta_x - mu)| are smallest, the others *decided*: at the cap in every set when
+    """The halves over the k letters of ``idx`` (those that fit) whose Lagrangian terms
+    |m_x (delta_x - mu)| are smallest, the others *decided*: at the cap in every set when
     delta_x > mu, never otherwise. With mu minimising L(mu) = mu + sum_x max(0, m_x (delta_x - mu))
     >= every vertex's value (the chord relaxation of the mass constraint), a vertex that breaks a
     decision on a letter x other than its fractional letter is worth at most
-    L(mu) - m_x |delta_x - mu|. Returns (listed letters, decided-in letters, the two halves with the
-    decided-in letters' sums added to the first, the bound on the vertices that break a decision:
-    -inf when none is decided), or None when the halves are too large to list."""
+    L(mu) - m_x |delta_x - mu|. Returns (listed letters, their bit codes, decided-in letters, the
+    two halves with the decided-in letters' sums added to the first, the bound on the vertices
+    that break a decision: -inf when none is decided), or None when the halves are too large to
+    list."""
     prof = m * delta
     rows = np.stack([m, prof])
-    if k is None:
-        lists = list_halves(m[idx], -delta[idx], rows[:, idx])
-        return None if lists is None else (idx, idx[:0], lists[0], lists[1], -math.inf)
     mu, L = _lagrangian(m, delta)
     term = m * np.abs(delta - mu)
     order = idx[np.argsort(term[idx], kind="stable")]
@@ -141,7 +167,12 @@ def _decide(m, delta, idx, k):
     a, b = lists
     shift = np.array([[m[fixed_in].sum()], [prof[fixed_in].sum()]])
     outside = L - float(term[decided].min()) if decided.size else -math.inf
-    return listed, fixed_in, Half(a.sums + shift, a.masks), b, outside
+    return listed, np.arange(listed.size), fixed_in, Half(a.sums + shift, a.masks), b, outside
+
+
+def _tolerance(m, delta, tau):
+    """The floating-point margin of a search's comparisons."""
+    return _MARGIN * (1.0 + abs(tau) + float(np.abs(m * delta).sum()))
 
 
 def _lagrangian(m, delta):
@@ -206,7 +237,7 @@ def _windows(ua, pa, ub, pb, env: _Envelope, thr):
     bands += [(e[j + 1], e[j], env.over[j]) for j in range(OUTER)]
     bands.append((-e[OUTER], e[OUTER], max(env.under[OUTER:].max(), env.over[OUTER:].max())))
     rm = RangeMax(pb)
-    top_b = float(pb.max())
+    top_b = float(pb.max()) if pb.size else -math.inf  # a half may list nothing above the threshold
     order = np.argsort(ua, kind="stable")
     ua_s, pa_s = ua[order], pa[order]
     ub_a = np.full(ua.size, -np.inf)
@@ -244,17 +275,17 @@ def _over(sig, mf, df):
 
 
 def _exact(sums, masks, t, m, delta, bit):
-    """Exact values of sets S (sum of m delta over S, bit mask over the listed letters, deviation t):
+    """Exact values of sets S (sum of m delta over S, bit masks over the listed letters, deviation t):
     the best admissible fractional letter (outside S with m_f >= -t when t <= 0, inside with
-    m_f >= t when t >= 0; ``bit``: each listed letter's bit, ``_NEVER`` / ``_ALWAYS`` for a letter
-    never / always in S). Returns the values and that letter (-1 where none)."""
+    m_f >= t when t >= 0; ``bit``: each listed letter's bit code, ``_NEVER`` / ``_ALWAYS`` for a
+    letter never / always in S). Returns the values and that letter (-1 where none)."""
     best = np.full(sums.size, -np.inf)
     arg = np.full(sums.size, -1)
     for f in range(m.size):
         if bit[f] < 0:
             inside = np.full(sums.size, bit[f] == _ALWAYS)
         else:
-            inside = ((masks >> np.uint64(bit[f])) & np.uint64(1)).astype(bool)
+            inside = member(masks, int(bit[f]))
         g = np.full(sums.size, -np.inf)
         under = (t <= 0) & ~inside & (m[f] >= -t)
         over = (t >= 0) & inside & (m[f] >= t)
@@ -266,17 +297,18 @@ def _exact(sums, masks, t, m, delta, bit):
     return sums + best, arg
 
 
-def _columns(res, p, C, listed, fixed_in, keep, collect):
+def _columns(res, p, C, bit, keep, collect):
     """The best ``keep`` distinct columns worth more than ``collect``: C on T, f at the level that
-    makes P.r = 1 (T = S below capacity, S minus f above; S: the ``listed`` letters of the mask and
-    the ``fixed_in`` ones)."""
+    makes P.r = 1 (T = S below capacity, S minus f above; S: the listed letters of the mask, by
+    their ``bit`` codes, and the decided-in ones)."""
     out, seen = [], set()
+    listed = np.flatnonzero(bit >= 0)
     for v, mask, f in zip(res.values.tolist(), res.masks, res.extra.tolist()):
         if not v > collect or len(out) >= keep:
             break
-        in_t = np.zeros(p.size, bool)
-        in_t[listed[bits_of(mask, listed.size)]] = True
-        in_t[fixed_in] = True
+        row, codes = np.atleast_1d(mask), bit[listed]
+        in_t = bit == _ALWAYS
+        in_t[listed] = (row[codes // 64] >> (codes % 64).astype(np.uint64)) & np.uint64(1) == 1
         in_t[f] = False
         col = np.where(in_t, C, 0.0)
         col[f] = min(max((1.0 - C * float(p[in_t].sum())) / p[f], 0.0), C)

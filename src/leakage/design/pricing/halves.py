@@ -9,7 +9,9 @@ with its sums (letters of equal mass as a block: only the block's prefixes in a 
 the other subsets of the block never beat), sorts one half by mass, and pairs each subset A of the
 other half with the window of B whose total mass may still beat the threshold; a block maximum of
 B's scores over the window bounds A, and the pairs left are bounded by the family's own rule and
-the survivors evaluated exactly.
+the survivors evaluated exactly. :func:`list_halves_above` lists instead only the subsets that may
+still be part of a set above the threshold (an additive score bounds the value), and so reaches
+past 63 letters (masks of two words) where the subsets that matter are few.
 
 :func:`pair_search` takes the subsets A by their bound, best first, and raises the threshold to
 the ``keep``-th best value met, so it stops where A's bound falls below it: the maximum is exact
@@ -62,6 +64,65 @@ def list_halves(mass, order_key, rows) -> tuple[Half, Half] | None:
     a, b = (_list(h, rows) for h in halves)
     order = np.argsort(b.sums[0], kind="stable")
     return a, Half(b.sums[:, order], b.masks[order])
+
+
+def list_halves_above(mass, order_key, rows, gain, floor: float, cap: float):
+    """The two halves' subsets that may still be part of a set S with gain(S) > ``floor`` and
+    mass(S) <= ``cap`` (``gain`` additive over the letters, ``rows[0]`` the mass): a subset A of one
+    half is kept when mass(A) <= cap and gain(A) plus the other half's positive gains exceeds the
+    floor. Letters of equal ``mass`` as blocks of prefixes in increasing ``order_key`` (as in
+    :func:`list_halves`), the blocks dealt to the halves alternately by mass. The listing prunes as
+    it goes (letters by decreasing gain, a partial subset dropped once the positive gains left
+    cannot lift it over its floor), so its cost follows the subsets kept, not 2^(N/2). Masks are two
+    uint64 words, word h over half h's letters. Returns (first half, second half sorted by mass,
+    each letter's bit code 64 h + position), or None past 64 letters or ``MAX_HALF`` subsets a
+    half."""
+    n = mass.size
+    blocks = {}
+    for x in np.lexsort((np.arange(n), order_key, mass)).tolist():
+        blocks.setdefault(float(mass[x]), []).append(x)
+    dealt = ([], [])
+    for i, blk in enumerate(sorted(blocks.values(), key=lambda b: (-float(mass[b[0]]), b[0]))):
+        dealt[i % 2].append(blk)
+    if max(sum(len(b) for b in d) for d in dealt) > 64:
+        return None
+    code = np.zeros(n, np.int64)
+    for h, d in enumerate(dealt):
+        pos = np.concatenate([np.asarray(b) for b in d]) if d else np.zeros(0, np.int64)
+        code[pos] = 64 * h + np.arange(pos.size)
+    up = [sum(max(float(np.cumsum(gain[b]).max()), 0.0) for b in d) for d in dealt]
+    out = []
+    for h, d in enumerate(dealt):
+        got = _list_above(d, rows, gain, code, floor - up[1 - h], cap)
+        if got is None:
+            return None
+        out.append(got)
+    a, b = out
+    order = np.argsort(b.sums[0], kind="stable")
+    return a, Half(b.sums[:, order], b.masks[order]), code
+
+
+def _list_above(blocks, rows, gain, code, floor: float, cap: float) -> Half | None:
+    """One half of :func:`list_halves_above`: blocks by decreasing best prefix gain."""
+    best = [float(np.cumsum(gain[b]).max()) for b in blocks]
+    blocks = [blocks[i] for i in np.argsort(-np.asarray(best), kind="stable")] if blocks else []
+    rest = np.append(np.cumsum([max(float(np.cumsum(gain[b]).max()), 0.0) for b in blocks][::-1])[::-1], 0.0)
+    k = rows.shape[0]
+    sums, g, masks = np.zeros((k, 1)), np.zeros(1), np.zeros((1, 2), np.uint64)
+    for i, blk in enumerate(blocks):
+        bs = np.concatenate([np.zeros((k, 1)), np.cumsum(rows[:, blk], axis=1)], axis=1)
+        bg = np.concatenate([[0.0], np.cumsum(gain[blk])])
+        word = int(code[blk[0]]) // 64
+        bits = np.concatenate([[0], np.cumsum([1 << (int(code[x]) % 64) for x in blk])]).astype(np.uint64)
+        sums = (sums[:, :, None] + bs[:, None, :]).reshape(k, -1)
+        g = (g[:, None] + bg[None, :]).ravel()
+        mk = np.repeat(masks, len(blk) + 1, axis=0)
+        mk[:, word] |= np.tile(bits, masks.shape[0])
+        ok = (sums[0] <= cap) & (g + rest[i + 1] > floor)
+        sums, g, masks = sums[:, ok], g[ok], mk[ok]
+        if g.size > MAX_HALF:
+            return None
+    return Half(sums, masks)
 
 
 def _list(blocks, rows) -> Half:
@@ -151,7 +212,7 @@ def pair_search(a: Half, b: Half, lo, hi, ub_a, pair_bound, exact, *, tau: float
     idx = idx[np.argsort(-ub_a[idx], kind="stable")]
     width = (hi - lo)[idx]
     level = tau
-    pool_v, pool_m, pool_e = np.empty(0), np.empty(0, np.uint64), np.empty(0, np.int64)
+    pool_v, pool_m, pool_e = np.empty(0), np.empty((0,) + a.masks.shape[1:], np.uint64), np.empty(0, np.int64)
     pairs, start, rest = 0, 0, -math.inf
     while start < idx.size:
         if ub_a[idx[start]] <= level - tol:
@@ -197,9 +258,11 @@ def penalised_max(lists: tuple[Half, Half], lo: float, slopes) -> np.ndarray:
     return np.array(out)
 
 
-def bits_of(mask, n: int) -> np.ndarray:
-    """A uint64 bit mask as a bool mask over n letters."""
-    return (np.uint64(mask) >> np.arange(n, dtype=np.uint64)) & np.uint64(1) == 1
+def member(masks, code: int) -> np.ndarray:
+    """Whether the letter with bit code ``code`` (64 word + position) is in each mask: ``masks`` one
+    uint64 per mask (codes below 64) or one row of words per mask."""
+    word = masks if masks.ndim == 1 else masks[:, code // 64]
+    return ((word >> np.uint64(code % 64)) & np.uint64(1)).astype(bool)
 
 
 #: An implementation module of the design engine: its functions trust their inputs, which

@@ -28,7 +28,9 @@ import numpy as np
 
 from leakage.design.bnb import Evaluation, SearchResult, best_first
 from leakage.design.cone import xlogx as _xlogx
-from leakage.design.pricing.halves import Half, RangeMax, list_halves, penalised_max, window_pairs
+from leakage.design.pricing.box_halves import _lagrangian
+from leakage.design.pricing.halves import (Half, RangeMax, list_halves, list_halves_above, member, penalised_max,
+                                           window_pairs)
 from leakage.design.pricing.items import Items, greedy_fill, greedy_pieces
 from leakage.design.vertices import light_top_column
 
@@ -329,30 +331,7 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     s = LightTopSearch(prior, duals, eps, half, box_bound)
     it, H = s.it, s.H
     log_h = math.log(H)
-    lists = s.halves if math.isfinite(s.box_bound) else s.list_halves()
-    if lists is None:
-        return None
-    by_mass = np.argsort(lists[0].sums[0], kind="stable")  # A by mass too (B is): sorted keys below
-    lists = (Half(lists[0].sums[:, by_mass], lists[0].masks[by_mass]), lists[1])
-    (ua, pa), (ub, pb) = lists[0].sums, lists[1].sums
-    rmax = RangeMax(pb)
     slack = 1e-12 * (1.0 + float(np.abs(it.p * log_h - it.w).sum()))
-
-    def window(lo, hi, cand):
-        """Dmax over the sets with mass in [lo, hi], the window's bound set by set when it holds at
-        most MAX_COUPLED sets (else None), and the subsets A with a B in the window (among ``cand``,
-        those of a range holding this one)."""
-        first = np.searchsorted(ub, lo - ua[cand] - 1e-12, side="left")
-        last = np.searchsorted(ub, hi - ua[cand] + 1e-12, side="right")
-        some = last > first
-        cand, first, last = cand[some], first[some], last[some]
-        if not cand.size:
-            return -math.inf, None, cand
-        d = float((pa[cand] + rmax.query(first, last)).max()) + slack
-        if int((last - first).sum()) > MAX_COUPLED:
-            return d, None, cand
-        return d, _coupled(s, lists, cand, first, last, slack), cand
-
     a1, b1, al1, r1, *_ = greedy_pieces(it.p, it.w, s.small, 0.0, 0.0, 0.0, half)
     if a1.size == 0:
         a1, b1, al1, r1 = np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1)
@@ -367,6 +346,34 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     top_s = 1.0 - float(it.p.min())  # S leaves a letter out
     if top_s < s.s_min:
         return SearchResult(-math.inf, [], -math.inf, 0, False)
+    lists = s.halves if math.isfinite(s.box_bound) else s.list_halves()
+    code, filtered = np.arange(it.size), lists is None
+    if filtered:  # too many subsets: only those that may be in a set worth more than the goal
+        lists = _relevant_halves(s, goal, a1, b1, al1, r1, top_s, slack)
+        if lists is None:
+            return None
+        *lists, code = lists
+    by_mass = np.argsort(lists[0].sums[0], kind="stable")  # A by mass too (B is): sorted keys below
+    lists = (Half(lists[0].sums[:, by_mass], lists[0].masks[by_mass]), lists[1])
+    (ua, pa), (ub, pb) = lists[0].sums, lists[1].sums
+    if not (ua.size and ub.size):
+        return SearchResult(goal, [], -math.inf, 0, False)
+    rmax = RangeMax(pb)
+
+    def window(lo, hi, cand):
+        """Dmax over the sets with mass in [lo, hi], the window's bound set by set when it holds at
+        most MAX_COUPLED sets (else None), and the subsets A with a B in the window (among ``cand``,
+        those of a range holding this one)."""
+        first = np.searchsorted(ub, lo - ua[cand] - 1e-12, side="left")
+        last = np.searchsorted(ub, hi - ua[cand] + 1e-12, side="right")
+        some = last > first
+        cand, first, last = cand[some], first[some], last[some]
+        if not cand.size:
+            return -math.inf, None, cand
+        d = float((pa[cand] + rmax.query(first, last)).max()) + slack
+        if int((last - first).sum()) > MAX_COUPLED:
+            return d, None, cand
+        return d, _coupled(s, lists, code, cand, first, last, slack), cand
     # the bound is continuous in s: where it crosses the goal, ranges approach it from above only
     reach = goal + 1e-10 * (1.0 + abs(goal))
     heap = []  # (-bound, lo, hi, Dmax, state, sequence number, the subsets A with a B in a wider range)
@@ -405,11 +412,55 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
         for x, y in ((lo, mid), (mid, hi)):
             heapq.heappush(heap, (-cells(x, y, d), x, y, d, _INHERITED, next(seq), cand))
     bound = max(stuck, -heap[0][0] if heap else -math.inf)
+    if filtered:  # the sets left out of the lists are worth at most the goal
+        bound = max(bound, goal)
     return SearchResult(bound, [], -math.inf, queries + splits, stuck > -math.inf)
 
 
-def _coupled(search: LightTopSearch, lists, cand, first, last, slack: float) -> float:
-    """The light-top bound over the sets S of a window, each with its own T1 ⊆ S: the pairs (A, B)
+#: the filter of :func:`_relevant_halves`: geometric pieces of s - s_min, uniform parts of each,
+#: bisection steps on the score
+FILTER_LEVELS, FILTER_PARTS, FILTER_STEPS = 60, 16, 60
+
+
+def _relevant_halves(s: LightTopSearch, goal: float, a1, b1, al1, r1, top_s: float, slack: float):
+    """The halves of the sorted letters (``list_halves_above``) holding every subset of a set S that
+    the cell bound leaves above ``goal``. With mu the box's chord ratio at cap H (``box_halves``)
+    and D'(S) = sum_S (P (log H - mu) - w), D(S) = D'(S) + mu P(S); on each piece of s the cell
+    bound with D(S) <= d' + mu s (the largest mu s of the piece) is increasing in d', and the
+    largest d' at which no piece passes the goal (bisection) is the floor: a set with D'(S) at most
+    that is worth at most the goal. The pieces are geometric in s - s_min (k - 1 = e^eps (s - s_min):
+    the bound changes fastest near s_min), each cut in ``FILTER_PARTS``. None when the halves would
+    be too large."""
+    it, log_h = s.it, math.log(s.H)
+    mu = _lagrangian(s.H * it.p, log_h - it.w / it.p)[0]
+    score = it.p * (log_h - mu) - it.w
+    geo = s.s_min + (top_s - s.s_min) * np.exp2(-np.arange(FILTER_LEVELS + 1.0))
+    geo = np.append(geo, s.s_min)[::-1]
+    edges = np.unique(np.concatenate([np.linspace(a, b, FILTER_PARTS + 1) for a, b in zip(geo[:-1], geo[1:])]))
+    lo, hi = edges[:-1], edges[1:]
+    shift = np.maximum(mu * lo, mu * hi)
+
+    def passes(d):
+        u, _ = s._cells(lo, hi, -(d + shift + slack), np.full(lo.size, log_h), a1, b1, al1, r1, hi)
+        u = float(u.max())
+        return u + _MARGIN * (1.0 + abs(u)) > goal
+
+    d_lo, d_hi = float(np.minimum(score, 0).sum()), float(np.maximum(score, 0).sum())
+    if not passes(d_hi):
+        floor = d_hi
+    elif passes(d_lo):
+        floor = -math.inf
+    else:
+        for _ in range(FILTER_STEPS):  # passes(d_hi), not passes(d_lo)
+            mid = 0.5 * (d_lo + d_hi)
+            d_lo, d_hi = (d_lo, mid) if passes(mid) else (mid, d_hi)
+        floor = d_lo
+    return list_halves_above(it.p, it.w, np.stack([it.p, it.p * log_h - it.w]), score, floor - slack, top_s + 1e-12)
+
+
+def _coupled(search: LightTopSearch, lists, code, cand, first, last, slack: float) -> float:
+    """The light-top bound over the sets S of a window, each with its own T1 ⊆ S (``code``: each
+    sorted letter's bit in the masks): the pairs (A, B)
     with A in ``cand`` and B in A's window [first, last) (aligned with ``cand``), S = A ∪ B, and
     the search's cell bound at s = P(S) with W12 = s log H - D(S) (D(S) plus ``slack``) and T1's
     fractional knapsack over the light letters of S (their pieces in ratio order; a letter out of
@@ -423,7 +474,10 @@ def _coupled(search: LightTopSearch, lists, cand, first, last, slack: float) -> 
     sig = a.sums[0][ia] + b.sums[0][ib]
     dsum = a.sums[1][ia] + b.sums[1][ib] + slack
     masks = a.masks[ia] | b.masks[ib]
-    ok = (sig >= search.s_min) & (sig < 1.0) & (masks != np.uint64((1 << it.size) - 1))
+    full = np.ones(ia.size, bool)
+    for c in code.tolist():
+        full &= member(masks, c)
+    ok = (sig >= search.s_min) & (sig < 1.0) & ~full
     sig, dsum, masks = sig[ok], dsum[ok], masks[ok]
     if sig.size == 0:
         return -math.inf
@@ -432,7 +486,7 @@ def _coupled(search: LightTopSearch, lists, cand, first, last, slack: float) -> 
     for c in range(0, sig.size, _CHUNK):
         sc, dc, mc = sig[c:c + _CHUNK], dsum[c:c + _CHUNK], masks[c:c + _CHUNK]
         if light.size:
-            bits = (mc[:, None] >> light.astype(np.uint64)[None, :]) & np.uint64(1) == 1
+            bits = np.stack([member(mc, c) for c in code[light].tolist()], axis=1)
             zero = np.zeros((sc.size, 1))
             cm = np.concatenate([zero, np.cumsum(np.where(bits, it.p[light], 0.0), axis=1)], axis=1)
             cw = np.concatenate([zero, np.cumsum(np.where(bits, it.w[light], 0.0), axis=1)], axis=1)

@@ -16,14 +16,16 @@ columns of K (f is convex: the maximum is at a vertex of the cross-section). The
 
 For a prior that is not a grid, a box or heavy two-level search that runs out of nodes with nothing
 found is replaced by its meet-in-the-middle counterpart (:mod:`~leakage.design.pricing.box_halves`,
-:mod:`~leakage.design.pricing.heavy_halves`), exact above ``collect`` up to about 44 letters: near the
-optimum these families are subset sums, which letter-by-letter branching does not close. Past that,
-the box meet in the middle lists some letters and decides the others by a Lagrangian bound (exact
-when the bound says so, a source of true columns otherwise). The
+:mod:`~leakage.design.pricing.heavy_halves`), exact above ``collect``: near the optimum these
+families are subset sums, which letter-by-letter branching does not close. Each half lists only the
+subsets that may be part of a column above ``collect`` (``halves.list_halves_above``); when they
+are still too many, the box meet in the middle lists some letters and decides the others by a
+Lagrangian bound (exact when the bound says so, a source of true columns otherwise). The
 light-top search is not refined below a closed box search's bound (the pricing bound is the largest
 of the searches' bounds anyway); once the box search has closed, the light-top family is first
 bounded by meet in the middle over the mass of its set S (``light_top.light_top_windows``; thin
-windows set by set), and the branch and bound runs only when that bound does not reach the target.
+windows set by set; halves filtered likewise when too many to list whole), and the branch and bound
+runs only when that bound does not reach the target.
 
 At duals 0 (``price_flat``: the largest column utility, which bounds every channel's MI) the
 light-top family's value depends on its masses alone and is bounded over them
