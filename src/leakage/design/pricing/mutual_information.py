@@ -21,8 +21,9 @@ families are subset sums, which letter-by-letter branching does not close. Each 
 subsets that may be part of a column above ``collect`` (``halves.list_halves_above``); when they
 are still too many, the box meet in the middle lists some letters and decides the others by a
 Lagrangian bound (exact when the bound says so, a source of true columns otherwise). The
-light-top search is not refined below a closed box search's bound (the pricing bound is the largest
-of the searches' bounds anyway); once the box search has closed, the light-top family is first
+light-top search is not refined below the box search's bound (the pricing bound is the largest of
+the searches' bounds anyway, whether or not the box search ran out of nodes or pairs); once the box
+search has a bound, the light-top family is first
 bounded by meet in the middle over the mass of its set S (``light_top.light_top_windows``; thin
 windows set by set; halves filtered likewise when too many to list whole), and the branch and bound
 runs only when that bound does not reach the target.
@@ -133,8 +134,9 @@ def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find
                 res = light_top_count_search(*cone.grid, p, w, cone.eps, cone.half, **kw)
                 cols = [_light_top(cone, t1, s) for t1, s in res.found]
             elif res is None:
-                # below a closed box search's bound the pricing bound cannot go: no need to refine there
-                floor = box.bound if box is not None and not box.exhausted else -math.inf
+                # below the box search's bound the pricing bound cannot go (the largest of the searches'
+                # bounds, exhausted or not): no need to refine there
+                floor = box.bound if box is not None and math.isfinite(box.bound) else -math.inf
                 res = _light_top_float(p, w, cone, {**kw, "target": max(target, floor)},
                                        box.bound if box is not None else math.inf, closed=floor > -math.inf)
                 cols = res.found
@@ -168,10 +170,10 @@ def _exact_after(res: SearchResult, halves, kw) -> SearchResult:
 
 def _light_top_float(p, w, cone: Cone, kw, box_bound: float, closed: bool) -> SearchResult:
     """The light-top search for a prior that is not a grid. On a full pass (more than ``SHORT_NODES``
-    nodes) after a box search that closed (near the optimum: far from it the bound is not near the
-    target) the meet-in-the-middle bound (``light_top_windows``) comes first: when it reaches the
-    target, or shows that no column is worth ``collect``, the branch and bound is not needed;
-    otherwise the smaller of the two bounds holds."""
+    nodes) after a box search that ended with a bound (``closed``; exhausted or not: its bound holds
+    either way and is the target's floor) the meet-in-the-middle bound (``light_top_windows``) comes
+    first: when it reaches the target, or shows that no column is worth ``collect``, the branch and
+    bound is not needed; otherwise the smaller of the two bounds holds."""
     win = None
     if closed and kw["max_nodes"] > SHORT_NODES:
         win = light_top_windows(p, w, cone.eps, cone.half, goal=kw["target"], box_bound=box_bound)
