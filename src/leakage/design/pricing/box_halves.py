@@ -306,9 +306,9 @@ def _columns(res, p, C, bit, keep, collect):
     for v, mask, f in zip(res.values.tolist(), res.masks, res.extra.tolist()):
         if not v > collect or len(out) >= keep:
             break
-        row, codes = np.atleast_1d(mask), bit[listed]
+        row = np.atleast_1d(mask)[None, :]  # one mask, as a row of words
         in_t = bit == _ALWAYS
-        in_t[listed] = (row[codes // 64] >> (codes % 64).astype(np.uint64)) & np.uint64(1) == 1
+        in_t[listed] = [bool(member(row, int(c))[0]) for c in bit[listed]]
         in_t[f] = False
         col = np.where(in_t, C, 0.0)
         col[f] = min(max((1.0 - C * float(p[in_t].sum())) / p[f], 0.0), C)

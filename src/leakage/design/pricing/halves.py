@@ -90,7 +90,7 @@ def list_halves_above(mass, order_key, rows, gain, floor: float, cap: float):
     for h, d in enumerate(dealt):
         pos = np.concatenate([np.asarray(b) for b in d]) if d else np.zeros(0, np.int64)
         code[pos] = 64 * h + np.arange(pos.size)
-    up = [sum(max(float(np.cumsum(gain[b]).max()), 0.0) for b in d) for d in dealt]
+    up = [sum(max(_best_prefix(gain, b), 0.0) for b in d) for d in dealt]
     out = []
     for h, d in enumerate(dealt):
         got = _list_above(d, rows, gain, code, floor - up[1 - h], cap)
@@ -104,9 +104,10 @@ def list_halves_above(mass, order_key, rows, gain, floor: float, cap: float):
 
 def _list_above(blocks, rows, gain, code, floor: float, cap: float) -> Half | None:
     """One half of :func:`list_halves_above`: blocks by decreasing best prefix gain."""
-    best = [float(np.cumsum(gain[b]).max()) for b in blocks]
-    blocks = [blocks[i] for i in np.argsort(-np.asarray(best), kind="stable")] if blocks else []
-    rest = np.append(np.cumsum([max(float(np.cumsum(gain[b]).max()), 0.0) for b in blocks][::-1])[::-1], 0.0)
+    best = np.array([_best_prefix(gain, b) for b in blocks])
+    order = np.argsort(-best, kind="stable")
+    blocks = [blocks[i] for i in order]
+    rest = np.append(np.cumsum(np.maximum(best[order], 0.0)[::-1])[::-1], 0.0)
     k = rows.shape[0]
     sums, g, masks = np.zeros((k, 1)), np.zeros(1), np.zeros((1, 2), np.uint64)
     for i, blk in enumerate(blocks):
@@ -123,6 +124,11 @@ def _list_above(blocks, rows, gain, code, floor: float, cap: float) -> Half | No
         if g.size > MAX_HALF:
             return None
     return Half(sums, masks)
+
+
+def _best_prefix(gain, block) -> float:
+    """The largest gain of a prefix of a block (its letters taken in order)."""
+    return float(np.cumsum(gain[block]).max())
 
 
 def _list(blocks, rows) -> Half:

@@ -338,8 +338,10 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     s._box = max(min(s.box_bound, s._box_relaxation(np.zeros(it.size, bool))), 0.0)
 
     def cells(x_lo, x_hi, d):
+        """The largest cell bound over the s-ranges [x_lo, x_hi] with D(S) <= d (one d, or one per range)."""
         x_lo, x_hi = np.atleast_1d(x_lo), np.atleast_1d(x_hi)
-        u, _ = s._cells(x_lo, x_hi, np.full(x_lo.size, -d), np.full(x_lo.size, log_h), a1, b1, al1, r1, x_hi)
+        dd = np.broadcast_to(-np.asarray(d, dtype=float), x_lo.shape)
+        u, _ = s._cells(x_lo, x_hi, dd, np.full(x_lo.size, log_h), a1, b1, al1, r1, x_hi)
         u = float(u.max())
         return u + _MARGIN * (1.0 + abs(u)) if u > -math.inf else u
 
@@ -349,7 +351,7 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     lists = s.halves if math.isfinite(s.box_bound) else s.list_halves()
     code, filtered = np.arange(it.size), lists is None
     if filtered:  # too many subsets: only those that may be in a set worth more than the goal
-        lists = _relevant_halves(s, goal, a1, b1, al1, r1, top_s, slack)
+        lists = _relevant_halves(s, goal, cells, top_s, slack)
         if lists is None:
             return None
         *lists, code = lists
@@ -422,7 +424,7 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
 FILTER_LEVELS, FILTER_PARTS, FILTER_STEPS = 60, 16, 60
 
 
-def _relevant_halves(s: LightTopSearch, goal: float, a1, b1, al1, r1, top_s: float, slack: float):
+def _relevant_halves(s: LightTopSearch, goal: float, cells, top_s: float, slack: float):
     """The halves of the sorted letters (``list_halves_above``) holding every subset of a set S that
     the cell bound leaves above ``goal``. With mu the box's chord ratio at cap H (``box_halves``)
     and D'(S) = sum_S (P (log H - mu) - w), D(S) = D'(S) + mu P(S); on each piece of s the cell
@@ -441,9 +443,7 @@ def _relevant_halves(s: LightTopSearch, goal: float, a1, b1, al1, r1, top_s: flo
     shift = np.maximum(mu * lo, mu * hi)
 
     def passes(d):
-        u, _ = s._cells(lo, hi, -(d + shift + slack), np.full(lo.size, log_h), a1, b1, al1, r1, hi)
-        u = float(u.max())
-        return u + _MARGIN * (1.0 + abs(u)) > goal
+        return cells(lo, hi, d + shift + slack) > goal
 
     d_lo, d_hi = float(np.minimum(score, 0).sum()), float(np.maximum(score, 0).sum())
     if not passes(d_hi):
