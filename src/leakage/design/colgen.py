@@ -9,7 +9,7 @@ from the all-ones column and the warm-start columns, solves the restricted maste
 when no search finds one, their bounds certify ``sum(w) + max(U, 0)``. It stops when
 bound - value <= tol (1 + |value|), after ``max_iterations`` iterations (master solve plus
 pricing; the last one prices fully for the bound) or when a search runs out of nodes with nothing
-found (the result names it).
+found, even on the escalated budgets (``Budget.escalation``; the result names it).
 
 Complexity: one warm-started LP and one pricing per iteration; pricing is a branch and bound,
 exponential in the worst case, bounded by its node budget.
@@ -32,6 +32,11 @@ from leakage.design.vertices import enumerate_vertices
 
 #: default node budget of each pricing search per call
 DEFAULT_NODES = 20000
+#: multiples of ``DEFAULT_NODES`` a pricing's cheap-node searches (all but the light-top branch and
+#: bound, whose nodes cost far more) get in turn when it runs out of nodes with nothing found and no
+#: certificate: a branch and bound that needs a few times the default budget closes in it, where
+#: stopping would end the design uncertified
+ESCALATION = (1, 5, 25)
 #: node budget of each search for the bound at duals proportional to the prior (once per design)
 FLAT_NODES = 3000
 #: improving columns added per iteration for LDP (2N for the other cones)
@@ -43,7 +48,7 @@ class Budget:
     """Stopping rules of one solve: counted work (deterministic) and an optional wall clock.
 
     ``max_iterations``: column-generation iterations; ``max_nodes``: nodes of each pricing search
-    per call (None: ``DEFAULT_NODES``); ``deadline``: time.perf_counter() value after which no new
+    per call (None: ``DEFAULT_NODES``, escalated as ``escalation`` says); ``deadline``: time.perf_counter() value after which no new
     iteration starts (None: never; set only by ``max_seconds``, which makes results depend on the
     machine)."""
 
@@ -54,6 +59,13 @@ class Budget:
     @property
     def nodes(self) -> int:
         return DEFAULT_NODES if self.max_nodes is None else int(self.max_nodes)
+
+    @property
+    def escalation(self) -> tuple[int, ...]:
+        """The multiples of ``nodes`` a pricing's cheap-node searches get in turn while it runs out of
+        nodes with nothing found and its bound does not certify (``price_mi``'s ``grow``):
+        ``ESCALATION``, or only 1 under the caller's ``max_nodes`` (a hard cap)."""
+        return (1,) if self.max_nodes is not None else ESCALATION
 
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.perf_counter() > self.deadline
@@ -122,10 +134,14 @@ def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndar
             # collect above scale/2 and prune at scale/4: a search that finds nothing leaves a bound of at
             # most 3/4 scale, so "nothing improving" and "certified" agree; every search may stop once its
             # bound is at most 3/4 scale (target), which already certifies
-            pricing = price_mi(cone, w, tol=scale / 4, collect=scale / 2, keep=per_iteration, max_nodes=budget.nodes,
-                               find=not final, target=3 * scale / 4)
+            for grow in budget.escalation:
+                pricing = price_mi(cone, w, tol=scale / 4, collect=scale / 2, keep=per_iteration, max_nodes=budget.nodes,
+                                   find=not final, target=3 * scale / 4, grow=grow)
+                nodes += sum(r.nodes for r in pricing.searches.values())
+                if pricing.columns.shape[1] or pricing.limited_by is None \
+                        or w.sum() + max(pricing.bound, 0.0) - val <= scale:
+                    break
             last_pricing = pricing
-            nodes += sum(r.nodes for r in pricing.searches.values())
             if math.isfinite(pricing.bound):
                 best_bound = min(best_bound, w.sum() + max(pricing.bound, 0.0))
             if pricing.columns.shape[1]:

@@ -112,7 +112,8 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     Stopping rules, counted work only (same inputs, same bytes on any machine): column and label
     generation stop when bound - value <= ``tol`` (1 + |value|) or after ``max_iterations``
     iterations; each pricing search stops at its gap or after ``max_nodes`` nodes per call (None:
-    the engine's default), still giving a valid, looser bound. The seed designs get the same
+    the engine's default, raised in counted steps while a pricing runs out of nodes with nothing
+    found and no certificate), still giving a valid, looser bound. The seed designs get the same
     budgets. ``max_seconds`` (default None) adds a wall-clock limit checked between iterations, for
     interactive use: results then depend on the machine and its load.
 

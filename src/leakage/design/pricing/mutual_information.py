@@ -32,7 +32,8 @@ At duals 0 (``price_flat``: the largest column utility, which bounds every chann
 light-top family's value depends on its masses alone and is bounded over them
 (``light_top.light_top_flat``) instead of by branching on letters.
 
-Each search has its own node budget. With ``find`` the searches stop at their first improving
+Each search has its own node budget; a caller may grow it for the searches whose nodes are cheap
+(``grow``: every one but the light-top branch and bound). With ``find`` the searches stop at their first improving
 columns and the pricing returns them (bound inf: the master moves on and needs no bound); a
 search that finds none has bounded its family, and the bound over the cone is the largest of the
 searches' bounds.
@@ -80,18 +81,20 @@ class Pricing:
 
 
 def price_mi(cone: Cone, duals, *, tol: float, collect: float, keep: int, max_nodes: int,
-             find: bool, target: float = -math.inf) -> Pricing:
+             find: bool, target: float = -math.inf, grow: int = 1) -> Pricing:
     """Run the cone's searches (``SEARCHES``) at the duals; see the module docstring. With ``find``,
     every search first gets a short budget (``SHORT_NODES``) and returns what it collects in it
     (improving columns are usually near the top of some search); only when none has any do the
-    searches run with the full budget, each stopping once it holds ``keep`` improving columns."""
-    if find and max_nodes > SHORT_NODES:
+    searches run with the full budget, each stopping once it holds ``keep`` improving columns.
+    ``grow``: the searches whose nodes are cheap (all but the light-top branch and bound) get
+    ``grow`` times ``max_nodes`` (and no short pass when grow > 1)."""
+    if find and max_nodes > SHORT_NODES and grow == 1:
         short = _price(cone, duals, tol=tol, collect=collect, keep=keep, max_nodes=SHORT_NODES, stop_count=None,
                        find=True, target=target)
         if short.columns.shape[1] or not any(r.exhausted for r in short.searches.values()):
             return short
     return _price(cone, duals, tol=tol, collect=collect, keep=keep, max_nodes=max_nodes,
-                  stop_count=keep if find else None, find=find, target=target)
+                  stop_count=keep if find else None, find=find, target=target, grow=grow)
 
 
 #: node budget of each search's first, short pass when improving columns are wanted
@@ -108,9 +111,9 @@ def price_flat(cone: Cone, *, tol: float, target: float, max_nodes: int) -> Pric
 
 
 def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find, target=-math.inf,
-           flat=False) -> Pricing:
+           flat=False, grow=1) -> Pricing:
     p, w, n = cone.prior, np.asarray(duals, dtype=float), cone.n
-    kw = dict(tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target)
+    kw = dict(tol=tol, collect=collect, max_nodes=max_nodes * grow, keep=keep, stop_count=stop_count, target=target)
     results: dict[str, SearchResult] = {}
     names = SEARCHES[cone.kind]
     if cone.grid is not None:  # exact tables first: they are cheap and may hold improving columns
@@ -131,13 +134,13 @@ def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find
                 res = light_top_flat(p, cone.eps, cone.half, tol=tol / 16, max_nodes=max_nodes, target=target)
                 cols = []
             elif res is None and cone.grid is not None:  # a grid with too many top sets to enumerate
-                res = light_top_count_search(*cone.grid, p, w, cone.eps, cone.half, **kw)
+                res = light_top_count_search(*cone.grid, p, w, cone.eps, cone.half, **{**kw, "max_nodes": max_nodes})
                 cols = [_light_top(cone, t1, s) for t1, s in res.found]
             elif res is None:
                 # below the box search's bound the pricing bound cannot go (the largest of the searches'
                 # bounds, exhausted or not): no need to refine there
                 floor = box.bound if box is not None and math.isfinite(box.bound) else -math.inf
-                res = _light_top_float(p, w, cone, {**kw, "target": max(target, floor)},
+                res = _light_top_float(p, w, cone, {**kw, "target": max(target, floor), "max_nodes": max_nodes},
                                        box.bound if box is not None else math.inf, closed=floor > -math.inf)
                 cols = res.found
             else:
@@ -158,8 +161,11 @@ def _exact_after(res: SearchResult, halves, kw) -> SearchResult:
     counterpart (``halves(tau=, keep=, collect=)``, exact above ``collect``) takes its place if the
     prior is small enough (not for a bound alone, ``collect`` = inf: far from the optimum the
     windows hold most pairs). Both bounds hold, so the smaller is kept: a meet in the middle that
-    runs out of pairs (many near-optimal sets) bounds only the subsets it did not reach, loosely."""
-    if not res.exhausted or res.found or not math.isfinite(kw["collect"]):
+    runs out of pairs (many near-optimal sets) bounds only the subsets it did not reach, loosely.
+    Not on a short pass (``SHORT_NODES``): a branch and bound that found nothing in a few hundred
+    nodes usually finds improving columns in its full budget, at a fraction of a meet in the middle's
+    cost."""
+    if not res.exhausted or res.found or not math.isfinite(kw["collect"]) or kw["max_nodes"] <= SHORT_NODES:
         return res
     exact = halves(tau=kw["collect"], keep=kw["keep"], collect=kw["collect"])
     if exact is None:
