@@ -483,23 +483,23 @@ def test_tiny_budget_still_private_bounded_and_above_the_seeds():
 def test_default_budget_escalates_until_certified_explicit_budget_is_a_cap(monkeypatch, seed):
     """A pricing that runs out of nodes with nothing found gets the default budget times
     colgen.ESCALATION before the design stops; a caller's max_nodes is a hard cap. Shrunk default
-    (20 nodes), known prior N = 13: the escalated design certifies at the enumerated optimum, the
-    capped one stops short, limited by the box search."""
+    (4 nodes), LDP at N = 12: the escalated design certifies at the enumerated optimum, the capped
+    one stops short, limited by the staircase search."""
     import leakage.design.colgen as colgen
 
-    monkeypatch.setattr(colgen, "DEFAULT_NODES", 20)
+    monkeypatch.setattr(colgen, "DEFAULT_NODES", 4)
     rng = np.random.default_rng([7, seed])
-    p = np.maximum(rng.dirichlet(np.full(13, 0.5)), 1e-3)
+    p = np.maximum(rng.dirichlet(np.full(12, 0.5)), 1e-3)
     p /= p.sum()
     eps = float(rng.uniform(0.5, 3.0))
-    exact = optimal_mechanism(p, eps, method="enumerate")
-    capped = optimal_mechanism(p, eps, method="colgen", tol=1e-7, max_nodes=20)
-    grown = optimal_mechanism(p, eps, method="colgen", tol=1e-7)
-    assert not capped.certified and capped.stats["limited_by"] == "box"
+    exact = optimal_mechanism(p, eps, privacy="ldp", method="enumerate")
+    capped = optimal_mechanism(p, eps, privacy="ldp", method="colgen", tol=1e-7, max_nodes=4)
+    grown = optimal_mechanism(p, eps, privacy="ldp", method="colgen", tol=1e-7)
+    assert not capped.certified and capped.stats["limited_by"] == "staircase"
     assert capped.value <= exact.value + 1e-12 <= capped.bound + 2e-12
     assert grown.certified and "limited_by" not in grown.stats
     assert grown.value == pytest.approx(exact.value, abs=1e-9) and grown.bound >= exact.value - 1e-12
-    check_design(grown, p, eps, 0.0)
+    check_design(grown, p, eps, 0.0, "ldp")
 
 
 def test_a_seed_is_returned_when_the_master_falls_short(monkeypatch):

@@ -55,6 +55,7 @@ class Budget:
     max_iterations: int
     max_nodes: int | None
     deadline: float | None
+    escalate: bool = True
 
     @property
     def nodes(self) -> int:
@@ -63,9 +64,11 @@ class Budget:
     @property
     def escalation(self) -> tuple[int, ...]:
         """The multiples of ``nodes`` a pricing's cheap-node searches get in turn while it runs out of
-        nodes with nothing found and its bound does not certify (``price_mi``'s ``grow``):
-        ``ESCALATION``, or only 1 under the caller's ``max_nodes`` (a hard cap)."""
-        return (1,) if self.max_nodes is not None else ESCALATION
+        nodes with nothing found and its bound does not certify, before the last iteration
+        (``price_mi``'s ``grow``; a design that would have stopped there goes on instead):
+        ``ESCALATION``, or only 1 under the caller's ``max_nodes`` (a hard cap) or without
+        ``escalate`` (the seed designs: warm starts, which need no certificate)."""
+        return ESCALATION if self.max_nodes is None and self.escalate else (1,)
 
     def out_of_time(self) -> bool:
         return self.deadline is not None and time.perf_counter() > self.deadline
@@ -134,11 +137,11 @@ def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndar
             # collect above scale/2 and prune at scale/4: a search that finds nothing leaves a bound of at
             # most 3/4 scale, so "nothing improving" and "certified" agree; every search may stop once its
             # bound is at most 3/4 scale (target), which already certifies
-            for grow in budget.escalation:
+            for grow in (1,) if final else budget.escalation:  # the last iteration's bound stands as it is
                 pricing = price_mi(cone, w, tol=scale / 4, collect=scale / 2, keep=per_iteration, max_nodes=budget.nodes,
                                    find=not final, target=3 * scale / 4, grow=grow)
                 nodes += sum(r.nodes for r in pricing.searches.values())
-                if pricing.columns.shape[1] or pricing.limited_by is None \
+                if pricing.columns.shape[1] or pricing.limited_by is None or extra is not None \
                         or w.sum() + max(pricing.bound, 0.0) - val <= scale:
                     break
             last_pricing = pricing

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -114,7 +114,7 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     iterations; each pricing search stops at its gap or after ``max_nodes`` nodes per call (None:
     the engine's default, raised in counted steps while a pricing runs out of nodes with nothing
     found and no certificate), still giving a valid, looser bound. The seed designs get the same
-    budgets. ``max_seconds`` (default None) adds a wall-clock limit checked between iterations, for
+    budgets, never raised (warm starts need no certificate). ``max_seconds`` (default None) adds a wall-clock limit checked between iterations, for
     interactive use: results then depend on the machine and its load.
 
     ``warm_start``: designs (:class:`OptimalDesign` of the same prior) and channels (N x M_i,
@@ -322,7 +322,9 @@ def _seeds(cone: Cone, beta: float, warm, budget: Budget, tol: float):
     for name, (priv, e, b) in wanted.items():
         given = [d for d in warm if isinstance(d, OptimalDesign) and d.privacy == priv and d.eps == e
                  and d.beta == b and d.utility == "mutual_information" and np.array_equal(d.prior, p)]
-        d = given[0] if given else _design(p, e, b, priv, None, "auto", budget, tol, [], time.perf_counter())
+        # a seed is a warm start: it needs no certificate, so its pricing is never escalated
+        d = given[0] if given else _design(p, e, b, priv, None, "auto", replace(budget, escalate=False), tol, [],
+                                           time.perf_counter())
         try:  # feasible for the ball in exact arithmetic; checked numerically here
             _verify(d.channel, p, eps, beta, "pml")
         except RuntimeError:

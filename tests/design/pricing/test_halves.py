@@ -17,7 +17,6 @@ from leakage.design.pricing.box_halves import box_halves
 from leakage.design.pricing.heavy_halves import heavy_halves
 import leakage.design.pricing.light_top as light_top
 from leakage.design.pricing.light_top import light_top_search, light_top_windows
-import leakage.design.pricing.mutual_information as mi
 from leakage.design.pricing.mutual_information import _exact_after
 from leakage.design.vertices import lift_vectors
 
@@ -391,11 +390,9 @@ def test_light_top_windows_bound_each_set_with_its_own_top_set(filtered, monkeyp
 
 def test_a_meet_in_the_middle_out_of_pairs_keeps_the_smaller_bound(monkeypatch):
     # when the branch and bound runs out of nodes and its meet-in-the-middle replacement runs out of
-    # pairs, the pricing keeps the smaller of the two bounds (both hold); a short pass (at most
-    # SHORT_NODES nodes) keeps the branch and bound's result as it is
+    # pairs, the pricing keeps the smaller of the two bounds (both hold)
     monkeypatch.setattr(halves, "MAX_PAIRS", 2)
     monkeypatch.setattr(halves, "_CHUNK", 1)
-    monkeypatch.setattr(mi, "SHORT_NODES", 4)
     rng = np.random.default_rng(10)
     kept = 0
     for _ in range(30):
@@ -407,7 +404,6 @@ def test_a_meet_in_the_middle_out_of_pairs_keeps_the_smaller_bound(monkeypatch):
         bnb = box_search(p, w, cap, **kw)
         exact = box_halves(p, w, cap, tau=kw["collect"], keep=2, collect=kw["collect"])
         got = _exact_after(bnb, lambda **k: box_halves(p, w, cap, **k), kw)
-        assert _exact_after(bnb, lambda **k: box_halves(p, w, cap, **k), {**kw, "max_nodes": 4}) is bnb
         if bnb.exhausted and not bnb.found:
             assert got.bound == min(bnb.bound, exact.bound) >= best - 1e-12
             kept += exact.exhausted and bnb.bound < exact.bound

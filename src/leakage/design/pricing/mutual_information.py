@@ -161,11 +161,8 @@ def _exact_after(res: SearchResult, halves, kw) -> SearchResult:
     counterpart (``halves(tau=, keep=, collect=)``, exact above ``collect``) takes its place if the
     prior is small enough (not for a bound alone, ``collect`` = inf: far from the optimum the
     windows hold most pairs). Both bounds hold, so the smaller is kept: a meet in the middle that
-    runs out of pairs (many near-optimal sets) bounds only the subsets it did not reach, loosely.
-    Not on a short pass (``SHORT_NODES``): a branch and bound that found nothing in a few hundred
-    nodes usually finds improving columns in its full budget, at a fraction of a meet in the middle's
-    cost."""
-    if not res.exhausted or res.found or not math.isfinite(kw["collect"]) or kw["max_nodes"] <= SHORT_NODES:
+    runs out of pairs (many near-optimal sets) bounds only the subsets it did not reach, loosely."""
+    if not res.exhausted or res.found or not math.isfinite(kw["collect"]):
         return res
     exact = halves(tau=kw["collect"], keep=kw["keep"], collect=kw["collect"])
     if exact is None:
