@@ -48,9 +48,9 @@ class Budget:
     """Stopping rules of one solve: counted work (deterministic) and an optional wall clock.
 
     ``max_iterations``: column-generation iterations; ``max_nodes``: nodes of each pricing search
-    per call (None: ``DEFAULT_NODES``, escalated as ``escalation`` says); ``deadline``: time.perf_counter() value after which no new
-    iteration starts (None: never; set only by ``max_seconds``, which makes results depend on the
-    machine)."""
+    per call (None: ``DEFAULT_NODES``, escalated as ``escalation`` says); ``deadline``:
+    time.perf_counter() value after which no new iteration starts (None: never; set only by
+    ``max_seconds``, which makes results depend on the machine)."""
 
     max_iterations: int
     max_nodes: int | None

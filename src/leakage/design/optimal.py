@@ -114,8 +114,9 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     iterations; each pricing search stops at its gap or after ``max_nodes`` nodes per call (None:
     the engine's default, raised in counted steps while a pricing runs out of nodes with nothing
     found and no certificate), still giving a valid, looser bound. The seed designs get the same
-    budgets, never raised (warm starts need no certificate). ``max_seconds`` (default None) adds a wall-clock limit checked between iterations, for
-    interactive use: results then depend on the machine and its load.
+    budgets, never raised (warm starts need no certificate). ``max_seconds`` (default None) adds a
+    wall-clock limit checked between iterations, for interactive use: results then depend on the
+    machine and its load.
 
     ``warm_start``: designs (:class:`OptimalDesign` of the same prior) and channels (N x M_i,
     row-stochastic). A channel must satisfy this design's constraint (verified; ValueError

@@ -33,8 +33,8 @@ light-top family's value depends on its masses alone and is bounded over them
 (``light_top.light_top_flat``) instead of by branching on letters.
 
 Each search has its own node budget; a caller may grow it for the searches whose nodes are cheap
-(``grow``: every one but the light-top branch and bound). With ``find`` the searches stop at their first improving
-columns and the pricing returns them (bound inf: the master moves on and needs no bound); a
+(``grow``: every one but the light-top branch and bound). With ``find`` the searches stop at their
+first improving columns and the pricing returns them (bound inf: the master moves on and needs no bound); a
 search that finds none has bounded its family, and the bound over the cone is the largest of the
 searches' bounds.
 """
