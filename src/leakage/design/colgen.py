@@ -184,7 +184,8 @@ def _best(cand, rc, floor, k):
 
 def solve_linear(cone: Cone, u, method: str, tol: float, budget: Budget) -> Solution:
     """Linear utility sum_x P(x) sum_y P(y|x) u(x, y) over K by column generation over
-    (ray, label) pairs (or one LP over every vertex and label), with Wentges dual smoothing."""
+    (ray, label) pairs (or one LP over every vertex and label), with Wentges dual smoothing
+    [wentges1997]."""
     p, n = cone.prior, cone.n
     c = p[:, None] * u
     lifted = None if (cone.kind in ("box", "ldp") or cone.small_ball) else LiftedLP(cone)
