@@ -387,7 +387,7 @@ def pldp_gaussian_sigma(eps, delta, sensitivity: float = 2.0):
 def pldp_gaussian_delta(eps, sigma, sensitivity: float = 2.0):
     """The delta with sigma_pLDP(eps, delta) = sigma: eq. (70) inverted in delta [empirical-pml].
 
-    With s = sqrt(2) eps sigma / Delta, (70) gives f = (s^2 - eps) / (2 s) and delta = erfc(f);
+    With s = sqrt(2) eps sigma / Delta, (70) gives f = (s^2 - eps) / (2 * s) and delta = erfc(f);
     where f < 0 (sigma too small for any delta <= 1 at this eps) the result is capped at 1 (no
     guarantee). ``eps`` > 0, ``sigma`` > 0, ``sensitivity`` > 0; vectorised in eps.
     """

@@ -141,7 +141,7 @@ def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find
                 # bounds, exhausted or not): no need to refine there
                 floor = box.bound if box is not None and math.isfinite(box.bound) else -math.inf
                 res = _light_top_float(p, w, cone, {**kw, "target": max(target, floor), "max_nodes": max_nodes},
-                                       box.bound if box is not None else math.inf, closed=floor > -math.inf)
+                                       box.bound if box is not None else math.inf, bounded=floor > -math.inf)
                 cols = res.found
             else:
                 cols = [_light_top(cone, t1, s) for t1, s in res.found]
@@ -171,14 +171,14 @@ def _exact_after(res: SearchResult, halves, kw) -> SearchResult:
                         exact.exhausted)
 
 
-def _light_top_float(p, w, cone: Cone, kw, box_bound: float, closed: bool) -> SearchResult:
+def _light_top_float(p, w, cone: Cone, kw, box_bound: float, bounded: bool) -> SearchResult:
     """The light-top search for a prior that is not a grid. On a full pass (more than ``SHORT_NODES``
-    nodes) after a box search that ended with a bound (``closed``; exhausted or not: its bound holds
+    nodes) after a box search that ended with a bound (``bounded``; exhausted or not: its bound holds
     either way and is the target's floor) the meet-in-the-middle bound (``light_top_windows``) comes
     first: when it reaches the target, or shows that no column is worth ``collect``, the branch and
     bound is not needed; otherwise the smaller of the two bounds holds."""
     win = None
-    if closed and kw["max_nodes"] > SHORT_NODES:
+    if bounded and kw["max_nodes"] > SHORT_NODES:
         win = light_top_windows(p, w, cone.eps, cone.half, goal=kw["target"], box_bound=box_bound)
         if win is not None and (not win.exhausted or win.bound <= kw["collect"]):
             return win
