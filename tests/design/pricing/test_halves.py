@@ -202,6 +202,51 @@ def test_box_envelope_bounds_every_admissible_fractional_letter():
                 assert np.all(env.bound(sig) >= bh._over(sig, m[f], delta[f]) - 1e-15)
 
 
+def _fractional_value(s_mass, t, m_f, d_f, inside):
+    """A set's value with fractional letter f, straight from the definition (None: f not admissible)."""
+    if t <= 0 and not inside and m_f >= -t:
+        rho = -t
+        return s_mass + (rho * d_f + rho * math.log(rho / m_f) if rho > 0 else 0.0)
+    if t >= 0 and inside and m_f >= t:
+        return s_mass - t * d_f + ((m_f - t) * math.log1p(-t / m_f) if t < m_f else 0.0)
+    return None
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_exact_takes_the_best_admissible_fractional_letter(seed):
+    # box_halves' exact evaluation (letters tried in the order of their bounds, sets settled early)
+    # against trying every letter on every set: sets below, at and above capacity, letters listed,
+    # never and always in S, letters repeated (equal mass and dual: ties go to the lowest number)
+    rng = np.random.default_rng(530 + seed)
+    for _ in range(40):
+        n = int(rng.integers(3, 12))
+        m = rng.uniform(0.01, 1.6, n) * (rng.random(n) < 0.7) + rng.uniform(1e-4, 0.02, n)
+        delta = rng.normal(size=n) * 10.0 ** rng.uniform(-4, 0)
+        twin = rng.integers(0, n, 2)
+        m[twin[1]], delta[twin[1]] = m[twin[0]], delta[twin[0]]
+        bit = np.where(rng.random(n) < 0.7, np.arange(n), rng.choice([bh._NEVER, bh._ALWAYS], n))
+        bit[m > 1.0] = bh._NEVER
+        k = 500
+        masks = rng.integers(0, 1 << n, k).astype(np.uint64)
+        t = rng.uniform(-1.0, 1.0, k) * 10.0 ** rng.uniform(-6, 0, k)
+        t[rng.random(k) < 0.05] = 0.0
+        edge = rng.random(k) < 0.05  # a letter exactly as heavy as the deviation: admissible
+        t[edge] = m[rng.integers(0, n, int(edge.sum()))] * rng.choice([-1.0, 1.0], int(edge.sum()))
+        sums = rng.normal(size=k)
+        vals, arg = bh._exact(sums, masks, t, m, delta, bit)
+        for i in range(k):
+            inside = [bool((int(masks[i]) >> int(c)) & 1) if c >= 0 else c == bh._ALWAYS for c in bit]
+            ref = [_fractional_value(sums[i], t[i], m[f], delta[f], inside[f]) for f in range(n)]
+            ok = [f for f in range(n) if ref[f] is not None]
+            if not ok:
+                assert arg[i] == -1 and vals[i] == -np.inf
+                continue
+            top = max(ref[f] for f in ok)
+            assert vals[i] == pytest.approx(top, rel=1e-12, abs=1e-13)
+            assert arg[i] in ok and ref[arg[i]] == pytest.approx(top, rel=1e-12, abs=1e-13)
+            assert arg[i] <= min(f for f in ok if ref[f] == top)  # ties: the lowest number
+
+
 @pytest.mark.parametrize("seed", range(2))
 def test_box_halves_with_decided_letters_is_exact_when_it_says_so(seed, monkeypatch):
     # too many letters to list: the few with the smallest Lagrangian terms are listed, the others

@@ -278,22 +278,46 @@ def _exact(sums, masks, t, m, delta, bit):
     """Exact values of sets S (sum of m delta over S, bit masks over the listed letters, deviation t):
     the best admissible fractional letter (outside S with m_f >= -t when t <= 0, inside with
     m_f >= t when t >= 0; ``bit``: each listed letter's bit code, ``_NEVER`` / ``_ALWAYS`` for a
-    letter never / always in S). Returns the values and that letter (-1 where none)."""
+    letter never / always in S), the lowest-numbered on ties. Returns the values and that letter
+    (-1 where none).
+
+    At t = 0 every letter is admissible at value 0 (letter 0 is taken). Otherwise G is bounded
+    letter by letter by s k_f (+ s log s below capacity), s = |t|, with k_f = delta_f - log m_f
+    below (where the bound is G itself) and -delta_f above (the lowered letter's log term is at
+    most 0): the letters are tried in decreasing k_f, only those heavy enough for some set, and a
+    set is settled once its best value exceeds the next letter's bound. Near an optimum the first
+    admissible letter settles almost every set, where trying every letter on every set cost N
+    passes."""
     best = np.full(sums.size, -np.inf)
     arg = np.full(sums.size, -1)
-    for f in range(m.size):
-        if bit[f] < 0:
-            inside = np.full(sums.size, bit[f] == _ALWAYS)
-        else:
-            inside = member(masks, int(bit[f]))
-        g = np.full(sums.size, -np.inf)
-        under = (t <= 0) & ~inside & (m[f] >= -t)
-        over = (t >= 0) & inside & (m[f] >= t)
-        g[under] = _under(-t[under], m[f], delta[f])
-        g[over] = _over(t[over], m[f], delta[f])
-        better = g > best
-        best = np.where(better, g, best)
-        arg = np.where(better, f, arg)
+    zero = np.flatnonzero(t == 0)
+    best[zero], arg[zero] = 0.0, 0
+    with np.errstate(divide="ignore"):
+        key_under = delta - np.log(m)
+    for below in (True, False):
+        rows = np.flatnonzero(t < 0 if below else t > 0)
+        if not rows.size:
+            continue
+        s = np.abs(t[rows])
+        key = key_under if below else -delta
+        order = np.lexsort((np.arange(m.size), -key))
+        order = order[m[order] >= s.min()]  # a letter lighter than every deviation is admissible nowhere
+        extra = s * np.log(s) if below else np.zeros(s.size)
+        for f in order.tolist():
+            ceil = s * key[f] + extra  # no letter from f on is worth more (up to rounding)
+            live = ~(best[rows] > ceil + _MARGIN * (np.abs(ceil) + s))
+            rows, s, extra = rows[live], s[live], extra[live]
+            if not rows.size:
+                break
+            code = int(bit[f])
+            inside = np.full(rows.size, code == _ALWAYS) if code < 0 else member(masks[rows], code)
+            ok = (m[f] >= s) & (inside != below)
+            if not ok.any():
+                continue
+            r = rows[ok]
+            g = _under(s[ok], m[f], delta[f]) if below else _over(s[ok], m[f], delta[f])
+            better = (g > best[r]) | ((g == best[r]) & (f < arg[r]))
+            best[r[better]], arg[r[better]] = g[better], f
     return sums + best, arg
 
 
