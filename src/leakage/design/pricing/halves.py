@@ -115,14 +115,16 @@ def _list_above(blocks, rows, gain, code, floor: float, cap: float) -> Half | No
         bg = np.concatenate([[0.0], np.cumsum(gain[blk])])
         word = int(code[blk[0]]) // 64
         bits = np.concatenate([[0], np.cumsum([1 << (int(code[x]) % 64) for x in blk])]).astype(np.uint64)
-        sums = (sums[:, :, None] + bs[:, None, :]).reshape(k, -1)
-        g = (g[:, None] + bg[None, :]).ravel()
-        mk = np.repeat(masks, len(blk) + 1, axis=0)
-        mk[:, word] |= np.tile(bits, masks.shape[0])
-        ok = (sums[0] <= cap) & (g + rest[i + 1] > floor)
-        sums, g, masks = sums[:, ok], g[ok], mk[ok]
-        if g.size > MAX_HALF:
+        # each kept subset times each prefix of the block: filter on mass and gain first, then
+        # build only the survivors' sums and masks (parent-major: the order of the full product)
+        mass = (sums[0][:, None] + bs[0][None, :]).ravel()
+        gg = (g[:, None] + bg[None, :]).ravel()
+        kept = np.flatnonzero((mass <= cap) & (gg + rest[i + 1] > floor))
+        if kept.size > MAX_HALF:
             return None
+        parent, child = np.divmod(kept, len(blk) + 1)
+        sums, g, masks = sums[:, parent] + bs[:, child], gg[kept], masks[parent]
+        masks[:, word] |= bits[child]
     return Half(sums, masks)
 
 
