@@ -72,12 +72,20 @@ class Pricing:
 
     @property
     def limited_by(self) -> str | None:
-        """The search whose bound is the pricing bound, when it ran out of nodes."""
+        """The search whose bound is the pricing bound, when it ran out of nodes. The light-top
+        search is not refined below the box search's bound (its floor), so it may end level with
+        it without running out: the exhausted search among those level with the pricing bound (up
+        to ``_LEVEL`` relative) is named, the one with the largest bound on ties."""
         done = {k: r for k, r in self.searches.items() if math.isfinite(r.bound)}
         if not done:
             return None
-        name = max(done, key=lambda k: done[k].bound)
-        return name if done[name].exhausted else None
+        top = max(r.bound for r in done.values())
+        out = [k for k, r in done.items() if r.exhausted and r.bound >= top - _LEVEL * (1.0 + abs(top))]
+        return max(out, key=lambda k: done[k].bound) if out else None
+
+
+#: how close two searches' bounds are to count as level (the light-top floor's margins are 1e-10)
+_LEVEL = 1e-9
 
 
 def price_mi(cone: Cone, duals, *, tol: float, collect: float, keep: int, max_nodes: int,
