@@ -23,6 +23,13 @@ wants improving columns, the bound is reported as inf).
 The returned bound is the largest bound of any node not branched on (open, pruned or solved) and
 of the incumbent, so it holds for the whole family whatever the reason for stopping. Counted work
 only: the same inputs give the same result on any machine.
+
+Resuming: a search that ran out of nodes returns its :class:`Frontier` (the open nodes, the
+incumbent, the members found, the nodes spent). Passed back as ``resume`` with a larger
+``max_nodes`` (a total, counting the nodes already spent) and the same other arguments, the search
+goes on where it stopped and ends exactly as one run with the larger budget would have: the nodes
+are evaluated in the same order. A pricing that grows a search's budget therefore pays only for the
+nodes it adds.
 """
 
 from __future__ import annotations
@@ -51,13 +58,16 @@ class SearchResult:
     """Outcome of one search: ``bound`` >= the family's maximum (inf when stopped at an improving
     member, -inf for an empty family); ``found``: payloads of the members worth more than
     ``collect``, best first; ``best``: the best value met; ``nodes``: evaluations spent;
-    ``exhausted``: the node budget ran out before the bound closed."""
+    ``exhausted``: the node budget ran out before the bound closed; ``frontier``: where an exhausted
+    search stopped (a :class:`Frontier` for a branch and bound; a search built on one may wrap it
+    with what else it needs to resume), None otherwise."""
 
     bound: float
     found: list
     best: float
     nodes: int
     exhausted: bool
+    frontier: Any = field(default=None, compare=False, repr=False)
 
 
 class Search(Protocol):
@@ -74,10 +84,24 @@ class _Open:
     evaluation: Evaluation = field(compare=False)
 
 
+@dataclass(frozen=True)
+class Frontier:
+    """The state of a best-first search that ran out of nodes (see the module docstring)."""
+
+    search: Any
+    heap: tuple
+    found: tuple
+    best: float
+    settled: float
+    nodes: int
+    seq: int
+
+
 def best_first(search: Search, *, tol: float, collect: float, max_nodes: int, keep: int,
                stop_above: float = math.inf, stop_count: int | None = None,
-               target: float = -math.inf) -> SearchResult:
-    """Run ``search`` best-first; see the module docstring for the rules."""
+               target: float = -math.inf, resume: Frontier | None = None) -> SearchResult:
+    """Run ``search`` best-first, or go on from ``resume`` (its search replaces ``search``); see the
+    module docstring for the rules."""
     found: dict[Any, tuple[float, Any]] = {}
     best = -math.inf
     settled = -math.inf  # largest bound of a node that will not be branched (pruned or solved)
@@ -105,12 +129,16 @@ def best_first(search: Search, *, tol: float, collect: float, max_nodes: int, ke
         seq += 1
         heapq.heappush(heap, _Open(-ev.bound, seq, state, ev))
 
-    state = search.root()
-    ev = search.evaluate(state, best)
-    nodes += 1
-    if ev is not None:
-        note(ev)
-    push(state, ev)
+    if resume is None:
+        state = search.root()
+        ev = search.evaluate(state, best)
+        nodes += 1
+        if ev is not None:
+            note(ev)
+        push(state, ev)
+    else:
+        search, heap, found = resume.search, list(resume.heap), dict(resume.found)
+        best, settled, nodes, seq = resume.best, resume.settled, resume.nodes, resume.seq
     exhausted = False
     enough = math.inf if stop_count is None else stop_count
     while heap and best <= stop_above and len(found) < enough:
@@ -148,7 +176,8 @@ def best_first(search: Search, *, tol: float, collect: float, max_nodes: int, ke
     if best > stop_above or len(found) >= enough:
         return SearchResult(math.inf, [p for _, p in ranked], best, nodes, False)
     bound = max([settled, best] + [-o.key for o in heap])
-    return SearchResult(bound, [p for _, p in ranked], best, nodes, exhausted)
+    frontier = Frontier(search, tuple(heap), tuple(found.items()), best, settled, nodes, seq) if exhausted else None
+    return SearchResult(bound, [p for _, p in ranked], best, nodes, exhausted, frontier)
 
 
 def _key(payload) -> Any:

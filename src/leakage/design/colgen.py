@@ -137,13 +137,15 @@ def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndar
             # collect above scale/2 and prune at scale/4: a search that finds nothing leaves a bound of at
             # most 3/4 scale, so "nothing improving" and "certified" agree; every search may stop once its
             # bound is at most 3/4 scale (target), which already certifies
+            pricing = None
             for grow in (1,) if final else budget.escalation:  # the last iteration's bound stands as it is
+                # each escalation goes on from the last (``previous``): the searches pay only for the nodes added
                 pricing = price_mi(cone, w, tol=scale / 4, collect=scale / 2, keep=per_iteration, max_nodes=budget.nodes,
-                                   find=not final, target=3 * scale / 4, grow=grow)
-                nodes += sum(r.nodes for r in pricing.searches.values())
+                                   find=not final, target=3 * scale / 4, grow=grow, previous=pricing)
                 if pricing.columns.shape[1] or pricing.limited_by is None or extra is not None \
                         or w.sum() + max(pricing.bound, 0.0) - val <= scale:
                     break
+            nodes += sum(r.nodes for r in pricing.searches.values())  # a resumed search counts all its nodes
             last_pricing = pricing
             if math.isfinite(pricing.bound):
                 best_bound = min(best_bound, w.sum() + max(pricing.bound, 0.0))

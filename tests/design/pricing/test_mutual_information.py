@@ -2,8 +2,13 @@
 
 import math
 
+import numpy as np
+import pytest
+
+from design_instances import duals, prior
 from leakage.design.bnb import SearchResult
-from leakage.design.pricing.mutual_information import Pricing
+from leakage.design.cone import Cone
+from leakage.design.pricing.mutual_information import SHORT_NODES, Pricing, _price, price_mi
 
 
 def _pricing(**searches):
@@ -29,3 +34,55 @@ def test_the_exhausted_search_with_the_largest_bound_is_named():
     p = _pricing(staircase=(1e-4, True), box_top=(2e-4, True), light_top=(-1.0, False))
     assert p.limited_by == "box_top"
     assert _pricing(box=(math.inf, False)).limited_by is None
+
+
+def _pricings(seed):
+    """Seeded ball and box cones (priors that are not grids) with duals as column generation makes them,
+    or nearly flat at log H (where the pricing is a subset sum and the searches run out)."""
+    rng = np.random.default_rng([20261127, seed])
+    for _ in range(6):
+        n = int(rng.integers(10, 18))
+        p = prior(rng, n)
+        p = p + rng.uniform(0, 1e-9, n)  # off any grid of counts
+        p /= p.sum()
+        eps = float(rng.uniform(0.1, 4.0))
+        beta = float(rng.choice([0.0, rng.uniform(2.2 * p.min(), 0.3)]))
+        cone = Cone.of(p, eps, beta, "pml")
+        if rng.random() < 0.5:
+            w = duals(rng, p)
+        else:
+            w = p * (math.log(cone.top if beta else cone.E) - 10.0 ** rng.uniform(-6, -4)
+                     + rng.normal(size=n) * 10.0 ** rng.uniform(-8, -6))
+        yield cone, w, float(10.0 ** rng.uniform(-7, -5))
+
+
+def _same_pricing(a, b):
+    assert a.bound == b.bound and a.limited_by == b.limited_by
+    assert np.array_equal(a.columns, b.columns)
+    assert {k: (r.bound, r.exhausted) for k, r in a.searches.items()} == \
+        {k: (r.bound, r.exhausted) for k, r in b.searches.items()}
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_an_escalated_pricing_going_on_from_the_last_equals_one_run_on_its_budget(seed):
+    # the escalation ladder and the short pass resume their branch and bounds and keep what is done:
+    # the pricing must be the one a single run on the larger budget gives, columns and bounds alike
+    escalated = resumed = 0
+    for cone, w, scale in _pricings(seed):
+        for collect in (scale / 2, math.inf):  # improving columns wanted, or only a bound
+            kw = dict(tol=scale / 4, collect=collect, keep=2 * cone.n, target=3 * scale / 4)
+            ladder = None
+            for grow in (1, 5, 25):
+                ladder = price_mi(cone, w, max_nodes=4, find=True, grow=grow, previous=ladder, **kw)
+                _same_pricing(ladder, price_mi(cone, w, max_nodes=4, find=True, grow=grow, **kw))
+                escalated += grow > 1
+                if ladder.columns.shape[1] or ladder.limited_by is None:
+                    break
+        # the short pass, then the full pass going on from it
+        kw = dict(tol=scale / 4, collect=scale / 2, keep=2 * cone.n, target=3 * scale / 4)
+        full = price_mi(cone, w, max_nodes=4 * SHORT_NODES, find=True, **kw)
+        short = _price(cone, w, max_nodes=SHORT_NODES, stop_count=None, find=True, **kw)
+        if not short.columns.shape[1] and any(r.exhausted for r in short.searches.values()):
+            resumed += 1
+            _same_pricing(full, _price(cone, w, max_nodes=4 * SHORT_NODES, stop_count=kw["keep"], find=True, **kw))
+    assert escalated and resumed  # both paths are exercised, not only pricings that close at once

@@ -111,10 +111,13 @@ class BoxSearch:
         return lo, hi, hlo, hhi
 
 
-def box_search(prior, duals, cap, *, tol, collect, max_nodes, keep, stop_count=None, target=-math.inf) -> SearchResult:
-    """Run :class:`BoxSearch`; ``found`` holds columns (P.r = 1, in the box)."""
-    s = BoxSearch(prior, duals, cap)
-    return best_first(s, tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target)
+def box_search(prior, duals, cap, *, tol, collect, max_nodes, keep, stop_count=None, target=-math.inf,
+               resume=None) -> SearchResult:
+    """Run :class:`BoxSearch`, or go on from the ``resume`` frontier of an exhausted run at the same
+    duals (``bnb``); ``found`` holds columns (P.r = 1, in the box)."""
+    s = resume.search if resume is not None else BoxSearch(prior, duals, cap)
+    return best_first(s, tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target,
+                      resume=resume)
 
 #: An implementation module of the design engine: its functions trust their inputs, which
 #: leakage.design.optimal_mechanism validates once (docs/validation.md).

@@ -89,20 +89,27 @@ _LEVEL = 1e-9
 
 
 def price_mi(cone: Cone, duals, *, tol: float, collect: float, keep: int, max_nodes: int,
-             find: bool, target: float = -math.inf, grow: int = 1) -> Pricing:
+             find: bool, target: float = -math.inf, grow: int = 1, previous: Pricing | None = None) -> Pricing:
     """Run the cone's searches (``SEARCHES``) at the duals; see the module docstring. With ``find``,
     every search first gets a short budget (``SHORT_NODES``) and returns what it collects in it
     (improving columns are usually near the top of some search); only when none has any do the
     searches run with the full budget, each stopping once it holds ``keep`` improving columns.
     ``grow``: the searches whose nodes are cheap (all but the light-top branch and bound) get
-    ``grow`` times ``max_nodes`` (and no short pass when grow > 1)."""
-    if find and max_nodes > SHORT_NODES and grow == 1:
+    ``grow`` times ``max_nodes`` (and no short pass when grow > 1). ``previous``: this pricing at
+    the same duals and arguments on a smaller budget, which found nothing (``grow`` escalates
+    it): its searches that are done are kept, its exhausted branch and bounds go on from where they
+    stopped, and its meets in the middle are not run again (their budgets do not grow). The short
+    pass is the full pass's ``previous`` likewise. Either way the result is the one a single run
+    on the larger budget gives."""
+    if find and max_nodes > SHORT_NODES and grow == 1 and previous is None:
         short = _price(cone, duals, tol=tol, collect=collect, keep=keep, max_nodes=SHORT_NODES, stop_count=None,
                        find=True, target=target)
         if short.columns.shape[1] or not any(r.exhausted for r in short.searches.values()):
             return short
+        previous = short
     return _price(cone, duals, tol=tol, collect=collect, keep=keep, max_nodes=max_nodes,
-                  stop_count=keep if find else None, find=find, target=target, grow=grow)
+                  stop_count=keep if find else None, find=find, target=target, grow=grow,
+                  previous=previous.searches if previous is not None else {})
 
 
 #: node budget of each search's first, short pass when improving columns are wanted
@@ -119,43 +126,51 @@ def price_flat(cone: Cone, *, tol: float, target: float, max_nodes: int) -> Pric
 
 
 def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find, target=-math.inf,
-           flat=False, grow=1) -> Pricing:
+           flat=False, grow=1, previous=None) -> Pricing:
     p, w, n = cone.prior, np.asarray(duals, dtype=float), cone.n
     kw = dict(tol=tol, collect=collect, max_nodes=max_nodes * grow, keep=keep, stop_count=stop_count, target=target)
+    previous = previous or {}
     results: dict[str, SearchResult] = {}
     names = SEARCHES[cone.kind]
     if cone.grid is not None:  # exact tables first: they are cheap and may hold improving columns
         names = sorted(names, key=lambda k: k == "light_top")
     for name in names:
+        prev = previous.get(name)
+        if prev is not None and name != "light_top" and not prev.exhausted and prev.frontier is None:
+            results[name] = prev  # closed on the smaller budget (and found nothing: else no escalation)
+            continue
         res = _table(cone, w, name, keep=keep, collect=collect) if cone.grid is not None else None
         if name in ("box", "box_top"):
             cap = cone.E if name == "box" else cone.top
-            res = res or _exact_after(box_search(p, w, cap, **kw),
-                                      lambda **k: box_halves(p, w, cap, **k), kw)
+            res = res or _exact_after(box_search(p, w, cap, **kw, resume=_frontier(prev)),
+                                      lambda **k: box_halves(p, w, cap, **k), kw, prev)
             cols = res.found
         elif name == "staircase":
-            res = res or staircase_search(p, w, cone.eps, **kw)
+            res = res or staircase_search(p, w, cone.eps, **kw, resume=_frontier(prev))
             cols = list(staircase_columns(p, cone.eps, np.array(res.found).T).T) if res.found else []
         elif name == "light_top":
             box = results.get("box_top")
-            if res is None and flat:
+            # below the box search's bound the pricing bound cannot go (the largest of the searches'
+            # bounds, exhausted or not): no need to refine there
+            floor = box.bound if box is not None and math.isfinite(box.bound) else -math.inf
+            before = previous.get("box_top")
+            if prev is not None and grow > 1 and before is not None and before.bound == box.bound:
+                res, cols = prev, []  # its budget does not grow: on the same floor it ends as it did
+            elif res is None and flat:
                 res = light_top_flat(p, cone.eps, cone.half, tol=tol / 16, max_nodes=max_nodes, target=target)
                 cols = []
             elif res is None and cone.grid is not None:  # a grid with too many top sets to enumerate
                 res = light_top_count_search(*cone.grid, p, w, cone.eps, cone.half, **{**kw, "max_nodes": max_nodes})
                 cols = [_light_top(cone, t1, s) for t1, s in res.found]
             elif res is None:
-                # below the box search's bound the pricing bound cannot go (the largest of the searches'
-                # bounds, exhausted or not): no need to refine there
-                floor = box.bound if box is not None and math.isfinite(box.bound) else -math.inf
                 res = _light_top_float(p, w, cone, {**kw, "target": max(target, floor), "max_nodes": max_nodes},
                                        box.bound if box is not None else math.inf, bounded=floor > -math.inf)
                 cols = res.found
             else:
                 cols = [_light_top(cone, t1, s) for t1, s in res.found]
         else:
-            res = res or _exact_after(heavy_two_level_search(p, w, cone.eps, cone.half, **kw),
-                                      lambda **k: heavy_halves(p, w, cone.eps, cone.half, **k), kw)
+            res = res or _exact_after(heavy_two_level_search(p, w, cone.eps, cone.half, **kw, resume=_frontier(prev)),
+                                      lambda **k: heavy_halves(p, w, cone.eps, cone.half, **k), kw, prev)
             cols = [_heavy_column(cone, m) for m in res.found]
         results[name] = res
         if find and cols:
@@ -164,19 +179,37 @@ def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find
     return Pricing(bound, np.zeros((n, 0)), results)
 
 
-def _exact_after(res: SearchResult, halves, kw) -> SearchResult:
+@dataclass(frozen=True)
+class _AfterHalves:
+    """How to resume a search that ``_exact_after`` completed with a meet in the middle: the branch
+    and bound's frontier and the meet in the middle's result (the same on any node budget)."""
+
+    frontier: object
+    halves: SearchResult | None
+
+
+def _frontier(prev: SearchResult | None):
+    """The branch-and-bound frontier to resume from ``prev`` (an exhausted result), or None."""
+    if prev is None:
+        return None
+    return prev.frontier.frontier if isinstance(prev.frontier, _AfterHalves) else prev.frontier
+
+
+def _exact_after(res: SearchResult, halves, kw, prev: SearchResult | None = None) -> SearchResult:
     """When a branch-and-bound search ran out of nodes with nothing found, its meet-in-the-middle
     counterpart (``halves(tau=, keep=, collect=)``, exact above ``collect``) takes its place if the
     prior is small enough (not for a bound alone, ``collect`` = inf: far from the optimum the
     windows hold most pairs). Both bounds hold, so the smaller is kept: a meet in the middle that
-    runs out of pairs (many near-optimal sets) bounds only the subsets it did not reach, loosely."""
+    runs out of pairs (many near-optimal sets) bounds only the subsets it did not reach, loosely.
+    ``prev``: the same search on a smaller budget, whose meet in the middle (if it ran) is reused."""
     if not res.exhausted or res.found or not math.isfinite(kw["collect"]):
         return res
-    exact = halves(tau=kw["collect"], keep=kw["keep"], collect=kw["collect"])
+    ran = prev is not None and isinstance(prev.frontier, _AfterHalves)
+    exact = prev.frontier.halves if ran else halves(tau=kw["collect"], keep=kw["keep"], collect=kw["collect"])
     if exact is None:
-        return res
+        return SearchResult(res.bound, res.found, res.best, res.nodes, res.exhausted, _AfterHalves(res.frontier, None))
     return SearchResult(min(exact.bound, res.bound), exact.found, max(exact.best, res.best), res.nodes + exact.nodes,
-                        exact.exhausted)
+                        exact.exhausted, _AfterHalves(res.frontier, exact))
 
 
 def _light_top_float(p, w, cone: Cone, kw, box_bound: float, bounded: bool) -> SearchResult:

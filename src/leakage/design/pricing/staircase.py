@@ -89,15 +89,19 @@ class StaircaseSearch:
         return m
 
 
-def staircase_search(prior, duals, eps, *, tol, collect, max_nodes, keep, stop_count=None, target=-math.inf) -> SearchResult:
-    """Run :class:`StaircaseSearch`; ``found`` holds high sets as masks over the letters."""
-    s = StaircaseSearch(prior, duals, eps)
-    res = best_first(s, tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target)
+def staircase_search(prior, duals, eps, *, tol, collect, max_nodes, keep, stop_count=None, target=-math.inf,
+                     resume=None) -> SearchResult:
+    """Run :class:`StaircaseSearch` (or go on from ``resume``, as in ``bnb``); ``found`` holds high
+    sets as masks over the letters."""
+    s = resume.search if resume is not None else StaircaseSearch(prior, duals, eps)
+    res = best_first(s, tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target,
+                     resume=resume)
     return _as_letters(res, s.items, prior.size)
 
 
 def _as_letters(res: SearchResult, items: Items, n: int) -> SearchResult:
-    return SearchResult(res.bound, [items.letters(m, n) for m in res.found], res.best, res.nodes, res.exhausted)
+    return SearchResult(res.bound, [items.letters(m, n) for m in res.found], res.best, res.nodes, res.exhausted,
+                        res.frontier)
 
 
 class HeavyTwoLevelSearch:
@@ -244,12 +248,14 @@ def _xlogx(x):
 
 
 def heavy_two_level_search(prior, duals, eps, half, *, tol, collect, max_nodes, keep,
-                           stop_count=None, target=-math.inf) -> SearchResult:
-    """Run :class:`HeavyTwoLevelSearch`; ``found`` holds high sets as masks over the letters."""
-    s = HeavyTwoLevelSearch(prior, duals, eps, half)
+                           stop_count=None, target=-math.inf, resume=None) -> SearchResult:
+    """Run :class:`HeavyTwoLevelSearch` (or go on from ``resume``, as in ``bnb``); ``found`` holds high
+    sets as masks over the letters."""
+    s = resume.search if resume is not None else HeavyTwoLevelSearch(prior, duals, eps, half)
     if s.s_min >= s.s_max:
         return SearchResult(-math.inf, [], -math.inf, 0, False)
-    res = best_first(s, tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target)
+    res = best_first(s, tol=tol, collect=collect, max_nodes=max_nodes, keep=keep, stop_count=stop_count, target=target,
+                     resume=resume)
     return _as_letters(res, s.items, prior.size)
 
 #: An implementation module of the design engine: its functions trust their inputs, which
