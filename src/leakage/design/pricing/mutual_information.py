@@ -109,7 +109,7 @@ def price_mi(cone: Cone, duals, *, tol: float, collect: float, keep: int, max_no
         previous = short
     return _price(cone, duals, tol=tol, collect=collect, keep=keep, max_nodes=max_nodes,
                   stop_count=keep if find else None, find=find, target=target, grow=grow,
-                  previous=previous.searches if previous is not None else {})
+                  previous=previous.searches if previous is not None else None)
 
 
 #: node budget of each search's first, short pass when improving columns are wanted
