@@ -54,6 +54,18 @@ def test_range_max_is_exact():
         assert np.array_equal(rm.query(lo, hi), ref)
 
 
+def test_piece_max_is_exact():
+    rng = np.random.default_rng(17)
+    for rows, cols in ((1, 1), (2, 3), (65, 513), (130, 1)):
+        t = rng.normal(size=(rows, cols))
+        pm = halves.PieceMax(t if cols > 1 else t[:, 0])
+        j1 = rng.integers(0, rows, 2000)
+        j2 = np.maximum(j1, rng.integers(0, rows, 2000))
+        c = rng.integers(0, cols, 2000)
+        ref = np.array([t[a:b + 1, k].max() for a, b, k in zip(j1, j2, c)])
+        assert np.array_equal(pm.query(j1, j2, c if cols > 1 else 0), ref)
+
+
 def test_penalised_max_matches_enumeration():
     rng = np.random.default_rng(8)
     for _ in range(40):
@@ -71,8 +83,10 @@ def test_penalised_max_matches_enumeration():
             assert g == pytest.approx(ref, abs=1e-12)
 
 
+@pytest.mark.parametrize("leaf", [halves.LEAF, 1])  # 1: every window halved down to single pairs
 @pytest.mark.parametrize("seed", range(3))
-def test_box_halves_is_exact_above_its_threshold(seed):
+def test_box_halves_is_exact_above_its_threshold(seed, leaf, monkeypatch):
+    monkeypatch.setattr(halves, "LEAF", leaf)
     rng = np.random.default_rng(400 + seed)
     for _ in range(25):
         n = int(rng.integers(2, 11))
@@ -284,8 +298,10 @@ def test_box_halves_with_decided_letters_is_exact_when_it_says_so(seed, monkeypa
     assert exact >= 8 and inexact >= 8, (exact, inexact)  # both branches are exercised
 
 
+@pytest.mark.parametrize("leaf", [halves.LEAF, 1])
 @pytest.mark.parametrize("seed", range(3))
-def test_heavy_halves_is_exact_above_its_threshold(seed):
+def test_heavy_halves_is_exact_above_its_threshold(seed, leaf, monkeypatch):
+    monkeypatch.setattr(halves, "LEAF", leaf)
     rng = np.random.default_rng(500 + seed)
     checked = 0
     for p, eps, half, H, cols in _ball_draws(rng, 25, (2, 11), heavy_columns):
@@ -324,6 +340,83 @@ def test_pair_budget_stops_with_a_valid_bound(monkeypatch):
         assert res.bound >= best - 1e-12
         stopped += res.exhausted
     assert stopped >= 10
+
+
+def _pair_instance(rng):
+    """Two halves of (mass, score) with A's windows around total mass 1, each bounded by A's score
+    plus the best score of B in it (a range maximum, also for the parts the descent makes); a pair is
+    worth its scores' sum less a penalty in its distance to mass 1 (so the bounds hold but are not
+    tight). Masks encode (A, B). Returns the arguments of ``pair_search``, every pair's value and
+    the pairs."""
+    na, nb = int(rng.integers(20, 300)), int(rng.integers(100, 3000))
+    ma, mb = rng.uniform(0, 1, na), np.sort(rng.uniform(0, 1, nb))
+    sa, sb = rng.normal(size=na), rng.normal(size=nb) * 10.0 ** rng.uniform(-3, 0)
+    a = halves.Half(np.stack([ma, sa]), np.arange(na, dtype=np.uint64) << np.uint64(32))
+    b = halves.Half(np.stack([mb, sb]), np.arange(nb, dtype=np.uint64))
+    d = float(rng.uniform(0.01, 0.3))
+    lo, hi = np.searchsorted(mb, 1 - ma - d), np.searchsorted(mb, 1 - ma + d)
+    rm = halves.RangeMax(sb)
+
+    def refine(ia, l, h):
+        return sa[ia] + rm.query(l, h)
+
+    def pair_bound(ia, ib):
+        return sa[ia] + sb[ib]
+
+    def exact(ia, ib, masks):
+        return sa[ia] + sb[ib] - np.abs(ma[ia] + mb[ib] - 1.0), np.zeros(ia.size, np.int64)
+
+    ia, ib = halves.window_pairs(np.arange(na), lo, hi)
+    every = exact(ia, ib, None)[0]
+    return (a, b, lo, hi, refine(np.arange(na), lo, hi), pair_bound, exact, refine), every, ia, ib
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_pair_search_descent_is_exact(seed, monkeypatch):
+    # halving the windows down to LEAF (a range-maximum descent) lists fewer pairs and finds the same
+    # best pairs as listing every window, checked against every pair of every window
+    rng = np.random.default_rng(1300 + seed)
+    leaf = int(rng.choice([1, 4, 16]))
+    monkeypatch.setattr(halves, "BATCH", int(rng.choice([1, 8, 1024])))
+    descended = 0
+    for _ in range(10):
+        args, every, ia, ib = _pair_instance(rng)
+        top = np.sort(every)[::-1]
+        for k in (1, 5, min(50, top.size)):
+            tau = float(top[k - 1]) - 1e-9 if top.size >= k else -math.inf
+            for t in (tau, float(top[0]) + 1e-9):
+                monkeypatch.setattr(halves, "LEAF", 10**9)  # no descent: every pair of every window
+                whole = halves.pair_search(*args, tau=t, keep=3, tol=1e-12)
+                monkeypatch.setattr(halves, "LEAF", leaf)
+                res = halves.pair_search(*args, tau=t, keep=3, tol=1e-12)
+                want = top[top > t][:3]
+                assert not res.exhausted and np.array_equal(res.values, want)
+                assert np.array_equal(res.values, whole.values)
+                # the masks name the pairs that are worth those values
+                got = [float(every[(ia == int(mk) >> 32) & (ib == int(mk) & 0xFFFFFFFF)][0]) for mk in res.masks]
+                assert got == list(want)
+                assert res.bound >= float(top[0]) - 1e-12 and (top[0] > t or res.bound <= t + 1e-9)
+                assert res.pairs <= whole.pairs
+                descended += res.pairs < whole.pairs
+    assert descended >= 10
+
+
+def test_pair_search_descent_out_of_budget_keeps_a_valid_bound(monkeypatch):
+    # past either budget (pairs listed, parts held) the descent stops, says so, and its bound still
+    # covers every pair
+    rng = np.random.default_rng(1400)
+    monkeypatch.setattr(halves, "LEAF", 2)
+    monkeypatch.setattr(halves, "BATCH", 4)
+    stopped = 0
+    for pairs, parts in ((5, 10**9), (40, 10**9), (200, 10**9), (10**9, 0), (10**9, 20)):
+        monkeypatch.setattr(halves, "MAX_PAIRS", pairs)
+        monkeypatch.setattr(halves, "MAX_PARTS", parts)
+        for _ in range(8):
+            args, every, ia, ib = _pair_instance(rng)
+            res = halves.pair_search(*args, tau=float(np.quantile(every, 0.5)), keep=2, tol=1e-12)
+            assert res.bound >= float(every.max()) - 1e-12
+            stopped += res.exhausted
+    assert stopped >= 16
 
 
 @pytest.mark.parametrize("seed", range(2))

@@ -29,8 +29,10 @@ G is bounded on geometric pieces of |t| by its values at the pieces' ends. A sub
 interval by interval of the deviation (the outermost pieces one by one, where G changes most, then
 one interval around t = 0) by its sum, the best sum of the subsets B that put the deviation there
 (two binary searches and a range maximum) and G's bound there; its window is the hull of the
-intervals that may still beat the threshold. A pair is bounded by its own piece and evaluated
-exactly (the best admissible f, membership checked) above it. Exact above ``tau``; budgets as in
+intervals that may still beat the threshold. A wide window is halved while its parts may still
+beat it (``halves.pair_search``), each part bounded by the best sum of its subsets B and G's bound
+over the pieces its deviations meet. A pair is bounded by its own piece and evaluated exactly (the
+best admissible f, membership checked) above it. Exact above ``tau``; budgets as in
 :mod:`~leakage.design.pricing.halves`.
 
 Each half lists only the subsets that may still be part of a vertex worth more than ``tau``
@@ -51,7 +53,7 @@ import math
 import numpy as np
 
 from leakage.design.bnb import SearchResult
-from leakage.design.pricing.halves import Half, RangeMax, list_halves, list_halves_above, member, pair_search
+from leakage.design.pricing.halves import Half, PieceMax, RangeMax, list_halves, list_halves_above, member, pair_search
 
 #: geometric pieces of |t| per side (the innermost reaches top 2^-PIECES), and how many of the
 #: outermost bound each subset A's window alone (where the envelope changes most)
@@ -104,7 +106,11 @@ def _search(p, m, delta, C, lists, *, tau, keep, collect) -> SearchResult:
     bit[listed] = code
     bit[fixed_in] = _ALWAYS
     env = _Envelope(m, delta, bit)
-    lo, hi, ub_a = _windows(ua, pa, ub, pb, env, tau - tol)
+    rm = RangeMax(pb)
+    lo, hi, ub_a = _windows(ua, pa, ub, pb, env, rm, tau - tol)
+
+    def refine(ia, l, h):  # B in [l, h): A's sum, their best sum, G's bound over their deviations
+        return pa[ia] + rm.query(l, h) + env.range_bound((ua[ia] - 1.0) + ub[l], (ua[ia] - 1.0) + ub[h - 1])
 
     def pair_bound(ia, ib):
         return pa[ia] + pb[ib] + env.bound((ua[ia] - 1.0) + ub[ib])
@@ -112,7 +118,7 @@ def _search(p, m, delta, C, lists, *, tau, keep, collect) -> SearchResult:
     def exact(ia, ib, masks):
         return _exact(pa[ia] + pb[ib], masks, (ua[ia] - 1.0) + ub[ib], m, delta, bit)
 
-    res = pair_search(a, b, lo, hi, ub_a, pair_bound, exact, tau=tau, keep=keep, tol=tol)
+    res = pair_search(a, b, lo, hi, ub_a, pair_bound, exact, refine, tau=tau, keep=keep, tol=tol)
     found = _columns(res, p, C, bit, keep, collect)
     best = float(res.values[0]) if res.values.size else -math.inf
     return SearchResult(max(res.bound, outside), found, best, res.pairs, res.exhausted or outside > tau)
@@ -209,23 +215,40 @@ class _Envelope:
                 a, b = lo[ok], np.minimum(hi[ok], reach)
                 side[ok] = np.maximum(side[ok], np.maximum(g(a, m[f], delta[f]), g(b, m[f], delta[f])))
         self.under, self.over = under, over
+        self._line = PieceMax(np.concatenate([under, over[::-1]]))  # the pieces in the order of t
 
-    def bound(self, t):
-        """Upper bound of G at each deviation t: the bound of the piece holding |t| (-inf beyond
-        max m / 2, where no view puts a vertex)."""
-        at = np.abs(t)
+    def _piece(self, at):
+        """The piece j holding each |t| = ``at`` (0 beyond the top)."""
         e = self.edges
         with np.errstate(divide="ignore"):
             j = np.floor(np.log2(self.top / np.where(at > 0, at, 1.0)))
         j = np.where(at > 0, np.clip(j, 0, PIECES), PIECES).astype(np.int64)
         j = np.where((j > 0) & (at > e[j]), j - 1, j)  # rounding of log2 at the edges (e exact)
-        j = np.where((j < PIECES) & (at < e[np.minimum(j + 1, PIECES)]), j + 1, j)
+        return np.where((j < PIECES) & (at < e[np.minimum(j + 1, PIECES)]), j + 1, j)
+
+    def bound(self, t):
+        """Upper bound of G at each deviation t: the bound of the piece holding |t| (-inf beyond
+        max m / 2, where no view puts a vertex)."""
+        at = np.abs(t)
+        j = self._piece(at)
         g = np.where(t < 0, self.under[j], self.over[j])
         g = np.where(t == 0, np.maximum(self.under[-1], self.over[-1]), g)
         return np.where(at > self.top, -np.inf, g)
 
+    def range_bound(self, t1, t2):
+        """Upper bound of G over each interval [t1, t2] of deviations (arrays, t1 <= t2): the
+        largest bound of the pieces it meets, the pieces in the order of t (under the capacity from
+        the top down to 0, then over it from 0 up; t = 0 in both innermost pieces)."""
+        last = 2 * PIECES + 1
 
-def _windows(ua, pa, ub, pb, env: _Envelope, thr):
+        def index(t, at_zero):
+            j = self._piece(np.abs(t))
+            return np.where(t < 0, j, np.where(t > 0, last - j, at_zero))
+
+        return self._line.query(index(t1, PIECES), index(t2, PIECES + 1))
+
+
+def _windows(ua, pa, ub, pb, env: _Envelope, rm: RangeMax, thr):
     """Each subset A's window [lo, hi) of the sorted half and its bound over it: interval by interval
     of the deviation (each of the ``OUTER`` outermost pieces of a side alone, where the envelope
     changes most, then one interval around t = 0), the subsets B that put m(A) + m(B) - 1 in the
@@ -236,7 +259,6 @@ def _windows(ua, pa, ub, pb, env: _Envelope, thr):
     bands = [(-e[j], -e[j + 1], env.under[j]) for j in range(OUTER)]
     bands += [(e[j + 1], e[j], env.over[j]) for j in range(OUTER)]
     bands.append((-e[OUTER], e[OUTER], max(env.under[OUTER:].max(), env.over[OUTER:].max())))
-    rm = RangeMax(pb)
     top_b = float(pb.max()) if pb.size else -math.inf  # a half may list nothing above the threshold
     order = np.argsort(ua, kind="stable")
     ua_s, pa_s = ua[order], pa[order]

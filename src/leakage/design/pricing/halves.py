@@ -15,10 +15,14 @@ past 63 letters (masks of two words) where the subsets that matter are few.
 
 :func:`pair_search` takes the subsets A by their bound, best first, and raises the threshold to
 the ``keep``-th best value met, so it stops where A's bound falls below it: the maximum is exact
-when it exceeds ``tau``, and the bound is at most ``tau`` otherwise. Counted budgets
-(deterministic): a half with more than ``MAX_HALF`` subsets is not listed (:func:`list_halves`
-returns None); past ``MAX_PAIRS`` pairs the search stops with the largest bound of the subsets A not
-yet taken (``exhausted``).
+when it exceeds ``tau``, and the bound is at most ``tau`` otherwise. A wide window is halved, and
+each half bounded by the family's bound over its mass interval and its best B, until what is left
+is narrow (``LEAF``): the pairs examined are those of the parts that may still beat the threshold,
+not every pair of a window whose bound one part holds up (near an optimum most of a window's
+subsets B are far from its best, and its mass interval spans pieces where the family is low).
+Counted budgets (deterministic): a half with more than ``MAX_HALF`` subsets is not listed
+(:func:`list_halves` returns None); past ``MAX_PAIRS`` pairs, or ``MAX_PARTS`` parts held, the
+search stops with the largest bound of the parts not yet taken (``exhausted``).
 """
 
 from __future__ import annotations
@@ -190,6 +194,32 @@ class RangeMax:
         return out
 
 
+class PieceMax:
+    """Exact maximum over ranges [j1, j2] (inclusive) of the rows of a small table (pieces x
+    columns): a sparse table over the rows, one lookup per query."""
+
+    def __init__(self, table):
+        t = np.asarray(table, dtype=float)
+        t = t[:, None] if t.ndim == 1 else t
+        self.levels = [t]
+        rows, span = t.shape[0], 1
+        while 2 * span <= rows:
+            t = np.maximum(t[:-span], t[span:])
+            self.levels.append(t)
+            span *= 2
+
+    def query(self, j1, j2, col=0):
+        """max of rows j1..j2 (arrays, j1 <= j2) in column ``col`` (an array or 0)."""
+        k = np.floor(np.log2(j2 - j1 + 1)).astype(np.int64)
+        out = np.empty(np.shape(j1))
+        col = np.broadcast_to(col, out.shape)
+        for lev in np.unique(k).tolist():
+            sel = k == lev
+            t = self.levels[lev]
+            out[sel] = np.maximum(t[j1[sel], col[sel]], t[j2[sel] - (1 << lev) + 1, col[sel]])
+        return out
+
+
 def window_pairs(ai, lo, hi):
     """Every pair (A, B) with A in ``ai`` and B in A's window [lo[A], hi[A]) of the sorted half, as
     two index arrays."""
@@ -212,42 +242,76 @@ class Pairs:
     exhausted: bool
 
 
-def pair_search(a: Half, b: Half, lo, hi, ub_a, pair_bound, exact, *, tau: float, keep: int, tol: float) -> Pairs:
-    """Pairs (A, B) with B in A's window [lo, hi) of the sorted half: A taken by ``ub_a`` (its bound
-    over its window) best first, each pair bounded by ``pair_bound(ia, ib)`` and, above the current
-    threshold, evaluated by ``exact(ia, ib, masks) -> (values, extra)``."""
-    idx = np.flatnonzero(np.isfinite(ub_a) & (hi > lo) & (ub_a > tau - tol))
-    idx = idx[np.argsort(-ub_a[idx], kind="stable")]
-    width = (hi - lo)[idx]
+def pair_search(a: Half, b: Half, lo, hi, ub, pair_bound, exact, refine, *, tau: float, keep: int,
+                tol: float) -> Pairs:
+    """Pairs (A, B) with B in A's window [lo[A], hi[A]) of the sorted half, A's window bounded by
+    ``ub[A]``, each pair bounded by ``pair_bound(ia, ib)`` and, above the current threshold,
+    evaluated by ``exact(ia, ib, masks) -> (values, extra)``. ``refine(ia, lo, hi)``: the bound of
+    the pairs of A = ia with B in [lo, hi). The parts of windows are taken best first, a batch at a
+    time (the best quarter, at least ``BATCH``): one wider than ``LEAF`` is halved and each half
+    bounded, a narrow one has its pairs listed, so that only the parts of a window whose best B may
+    still beat the threshold are paired (a range-maximum descent). Deterministic budgets: at most
+    ``MAX_PAIRS`` pairs listed (past it by one chunk at most) and ``MAX_PARTS`` parts held beyond the
+    windows; past either the search stops with the largest bound left (``exhausted``)."""
+    src = np.flatnonzero(np.isfinite(ub) & (hi > lo) & (ub > tau - tol))
+    lo, hi, ub = lo[src], hi[src], ub[src]
     level = tau
     pool_v, pool_m, pool_e = np.empty(0), np.empty((0,) + a.masks.shape[1:], np.uint64), np.empty(0, np.int64)
-    pairs, start, rest = 0, 0, -math.inf
-    while start < idx.size:
-        if ub_a[idx[start]] <= level - tol:
+    pairs, rest, most = 0, -math.inf, src.size + MAX_PARTS
+    while src.size:
+        if pairs >= MAX_PAIRS or src.size > most:
+            rest = float(ub.max())
             break
-        if pairs >= MAX_PAIRS:
-            rest = float(ub_a[idx[start]])
-            break
-        stop = start + max(1, int(np.searchsorted(np.cumsum(width[start:]), _CHUNK, side="right")))
-        ia, ib = window_pairs(idx[start:stop], lo, hi)
-        pairs += ia.size
-        ok = pair_bound(ia, ib) > level - tol
-        if ok.any():
-            ia, ib = ia[ok], ib[ok]
-            masks = a.masks[ia] | b.masks[ib]
-            val, extra = exact(ia, ib, masks)
-            good = val > level
-            pool_v = np.concatenate([pool_v, val[good]])
-            pool_m = np.concatenate([pool_m, masks[good]])
-            pool_e = np.concatenate([pool_e, extra[good]])
-            if pool_v.size > keep:
-                top = np.argsort(-pool_v, kind="stable")[: max(keep, 1)]
-                pool_v, pool_m, pool_e = pool_v[top], pool_m[top], pool_e[top]
-                level = max(level, float(pool_v[-1]))
-        start = stop
+        size = max(BATCH, src.size // 4)
+        take = np.argpartition(-ub, size)[:size] if src.size > size else np.arange(src.size)
+        mark = np.zeros(src.size, bool)
+        mark[take] = True
+        wide = mark & (hi - lo > LEAF)
+        narrow = np.flatnonzero(mark & ~wide)
+        narrow = narrow[np.argsort(-ub[narrow], kind="stable")]
+        width = (hi - lo)[narrow]
+        start = 0
+        while start < narrow.size and ub[narrow[start]] > level - tol and pairs < MAX_PAIRS:
+            stop = start + max(1, int(np.searchsorted(np.cumsum(width[start:]), _CHUNK, side="right")))
+            iu, ib = window_pairs(narrow[start:stop], lo, hi)
+            pairs += iu.size
+            ia = src[iu]
+            ok = pair_bound(ia, ib) > level - tol
+            if ok.any():
+                ia, ib = ia[ok], ib[ok]
+                masks = a.masks[ia] | b.masks[ib]
+                val, extra = exact(ia, ib, masks)
+                good = val > level
+                pool_v = np.concatenate([pool_v, val[good]])
+                pool_m = np.concatenate([pool_m, masks[good]])
+                pool_e = np.concatenate([pool_e, extra[good]])
+                if pool_v.size > keep:
+                    top = np.argsort(-pool_v, kind="stable")[: max(keep, 1)]
+                    pool_v, pool_m, pool_e = pool_v[top], pool_m[top], pool_e[top]
+                    level = max(level, float(pool_v[-1]))
+            start = stop
+        # halve the wide parts taken and bound each half; the parts not taken wait
+        w = np.flatnonzero(wide)
+        mid = (lo[w] + hi[w]) // 2
+        c_src = np.concatenate([src[w], src[w]])
+        c_lo, c_hi = np.concatenate([lo[w], mid]), np.concatenate([mid, hi[w]])
+        c_ub = refine(c_src, c_lo, c_hi) if w.size else np.zeros(0)
+        wait = ~mark
+        wait[narrow[start:]] = True  # below the threshold (dropped next) or left by the pair budget
+        src = np.concatenate([src[wait], c_src])
+        lo, hi, ub = np.concatenate([lo[wait], c_lo]), np.concatenate([hi[wait], c_hi]), np.concatenate([ub[wait], c_ub])
+        live = ub > level - tol
+        src, lo, hi, ub = src[live], lo[live], hi[live], ub[live]
     order = np.argsort(-pool_v, kind="stable")
     best = float(pool_v.max()) if pool_v.size else -math.inf
     return Pairs(pool_v[order], pool_m[order], pool_e[order], max(best, tau, rest) + tol, pairs, rest > -math.inf)
+
+
+#: a part of a window at most this wide has its pairs listed; a wider one is halved first
+LEAF = 64
+#: fewest parts taken at a time, and most parts held beyond the windows themselves
+BATCH = 1024
+MAX_PARTS = 1 << 18
 
 
 def penalised_max(lists: tuple[Half, Half], lo: float, slopes) -> np.ndarray:

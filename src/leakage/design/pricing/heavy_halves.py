@@ -9,10 +9,12 @@ function B_j(D) of the piece j of s and of D only, increasing in D. At the duals
 master only sets with s just below 1/H (where the column becomes a box vertex) can beat the
 threshold: a subset sum, which this search answers by meet in the middle
 (:mod:`~leakage.design.pricing.halves`) over geometric pieces of 1/H - s, with B_j tabulated on a
-grid of D (rounded up: B_j is increasing). Only the letters lighter than 1/H are listed: a heavier
-one never fits in S. And only the subsets that may be part of a set S with D(S) above the first grid
-point where some B_j passes ``tau`` (``halves.list_halves_above``): with that r most letters' scores
-are small and negative near an optimum, so few subsets pass. Exact above ``tau``.
+grid of D (rounded up: B_j is increasing); a wide window is halved while its parts may still beat
+the threshold, each bounded over the pieces its masses meet at its best D. Only the letters
+lighter than 1/H are listed: a heavier one never fits in S. And only the subsets that may be part
+of a set S with D(S) above the first grid point where some B_j passes ``tau``
+(``halves.list_halves_above``): with that r most letters' scores are small and negative near an
+optimum, so few subsets pass. Exact above ``tau``.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import numpy as np
 
 from leakage.design.bnb import SearchResult
 from leakage.design.pricing.box_halves import _lagrangian
-from leakage.design.pricing.halves import RangeMax, list_halves_above, member, pair_search
+from leakage.design.pricing.halves import PieceMax, RangeMax, list_halves_above, member, pair_search
 from leakage.design.pricing.staircase import HeavyTwoLevelSearch
 
 #: geometric pieces of 1/H - s, and points of the grid of D
@@ -87,7 +89,9 @@ def heavy_halves(prior, duals, eps: float, half: float, *, tau: float, keep: int
     start = np.where(alive, e[np.minimum(j_a, PIECES)], hs.s_max)
     lo = np.searchsorted(sb, start - sa - 1e-12, side="left")
     hi = np.searchsorted(sb, hs.s_max - sa + 1e-12, side="right")
-    ub_a = np.where(alive, reach[-1][cell(da + RangeMax(db).query(lo, hi))], -np.inf)
+    rm = RangeMax(db)
+    ub_a = np.where(alive, reach[-1][cell(da + rm.query(lo, hi))], -np.inf)
+    pieces = PieceMax(table)
 
     def piece(s):
         gap = hs.s_max - s
@@ -96,6 +100,10 @@ def heavy_halves(prior, duals, eps: float, half: float, *, tau: float, keep: int
         j = np.where(gap > 0, np.clip(j, 0, PIECES), PIECES).astype(np.int64)
         j = np.where((j > 0) & (s < s0[j]), j - 1, j)  # rounding of log2 at the edges
         return np.where((j < PIECES) & (s >= s1[j]), j + 1, j)
+
+    def refine(ia, l, h):  # B in [l, h): the pieces their masses meet, at A's D plus their best D
+        first, last = (piece(np.clip(sa[ia] + sb[k], hs.s_min, hs.s_max)) for k in (l, h - 1))
+        return pieces.query(first, last, cell(da[ia] + rm.query(l, h)))
 
     def pair_bound(ia, ib):
         s = sa[ia] + sb[ib]
@@ -109,7 +117,7 @@ def heavy_halves(prior, duals, eps: float, half: float, *, tau: float, keep: int
         val = hs.values(sa[ia] + sb[ib], wa[ia] + wb[ib], full)
         return val, np.zeros(val.size, np.int64)
 
-    res = pair_search(a, b, lo, hi, ub_a, pair_bound, exact, tau=tau, keep=keep, tol=tol)
+    res = pair_search(a, b, lo, hi, ub_a, pair_bound, exact, refine, tau=tau, keep=keep, tol=tol)
     found = []
     for v, mk in zip(res.values.tolist(), res.masks):
         if v > collect and len(found) < keep:
