@@ -21,7 +21,8 @@ A job's rule is found by matching its file against the ``benchmark:`` paths of t
 ``estimate``, ``design``, ``release``, ``experiment``, ``figure``, ``claims``).
 
 ``tools/design_benchmark.py`` writes ``design-engine.csv`` and ``design-engine.json`` there (with
-``--csv``, the family's and the next size's runs write ``design-family.*`` and ``design-stretch.*``).
+``--csv``, the family's, its held-out draws' and the next size's runs write ``design-family.*``,
+``design-heldout.*`` and ``design-stretch.*``).
 
 ``render`` writes ``docs/benchmarks.md`` (the pipeline per stage, per rule and its slowest jobs)
 and ``docs/measurements/<table>.md`` for each of ``DESIGN_TABLES`` (the design engine's tables,
@@ -48,8 +49,9 @@ ROOT = Path(__file__).resolve().parents[1]
 MEASUREMENTS = ROOT / "docs" / "measurements"
 PAGE = ROOT / "docs" / "benchmarks.md"
 #: the design engine's tables, each from its own run of tools/design_benchmark.py: the cases of the
-#: default run, the heavy-tailed family (--only family) and the next size (--only stretch)
-DESIGN_TABLES = ("design-engine", "design-family", "design-stretch")
+#: default run, the heavy-tailed family (--only family), held-out draws of it (--only family --seed S)
+#: and the next size (--only stretch)
+DESIGN_TABLES = ("design-engine", "design-family", "design-heldout", "design-stretch")
 
 PIPELINE_COLUMNS = ["paper", "rule", "stage", "job", "start_s", "end_s", "s", "cpu_s", "max_rss_mb"]
 DESIGN_COLUMNS = ["case", "method", "n", "value", "bound", "gap", "certified", "seconds"]
@@ -343,6 +345,11 @@ def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
         "priors, tolerance 1e-6, certified when gap <= 1e-6 (1 + value)):",
         "",
         '--8<-- "measurements/design-family.md"',
+        "",
+        "Held-out draws of the same family (`--only family --seed S`, a seed not used while tuning the",
+        "engine; its `.json` names it):",
+        "",
+        '--8<-- "measurements/design-heldout.md"',
         "",
         "The next size (`python tools/design_benchmark.py --only stretch`): Adult's education x",
         "marital-status, default tolerance 1e-9:",

@@ -177,19 +177,25 @@ def test_box_halves_over_more_than_64_letters_is_exact():
 
 
 def test_box_lagrangian_is_the_smallest_chord_bound_and_bounds_every_vertex():
-    # L(mu) is convex piecewise linear with breakpoints at the delta_x: its minimum is the smallest
-    # value over them, and at any mu it bounds every lift vector's value
+    # L(mu) is convex piecewise linear with breakpoints at the ratios d_x (delta_x less log m_x for a
+    # big letter): its minimum is the smallest value over them, it bounds every lift vector's value,
+    # and it is no larger than the chord bound that counts big letters at delta_x
     rng = np.random.default_rng(13)
-    for _ in range(40):
+    big = 0
+    for _ in range(60):
         n = int(rng.integers(2, 11))
         p = _float_prior(rng, n)
         cap = float(rng.uniform(1.05, 12.0))
         w = _degenerate(rng, p, math.log(cap)) if rng.random() < 0.5 else duals(rng, p)
         m, delta = cap * p, math.log(cap) - w / p
+        d = delta - np.log(np.maximum(m, 1.0))
         mu, L = bh._lagrangian(m, delta)
-        at = [d + np.maximum(m * (delta - d), 0.0).sum() for d in delta]
-        assert L == pytest.approx(min(at), abs=1e-13) and mu + np.maximum(m * (delta - mu), 0.0).sum() == L
+        at = [x + np.maximum(m * (d - x), 0.0).sum() for x in d]
+        assert L == pytest.approx(min(at), abs=1e-13) and mu + np.maximum(m * (d - mu), 0.0).sum() == L
         assert L >= float(values(p, w, lift_vectors(p, cap)).max()) - 1e-12
+        assert L <= min(x + np.maximum(m * (delta - x), 0.0).sum() for x in delta) + 1e-13
+        big += bool(np.any(m > 1.0))
+    assert big >= 20
 
 
 def test_box_envelope_bounds_every_admissible_fractional_letter():

@@ -182,14 +182,20 @@ def _tolerance(m, delta, tau):
 
 
 def _lagrangian(m, delta):
-    """(mu, L(mu)) minimising the convex piecewise-linear L(mu) = mu + sum_x max(0, m_x (delta_x - mu)):
-    its slope 1 - m(delta > mu) turns nonnegative at the first delta (from the top) past which the
-    masses above reach 1."""
-    order = np.argsort(-delta, kind="stable")
+    """(mu, L(mu)) minimising the convex piecewise-linear L(mu) = mu + sum_x max(0, m_x (d_x - mu)),
+    d_x = delta_x - log max(m_x, 1): its slope 1 - m(d > mu) turns nonnegative at the first d (from
+    the top) past which the masses above reach 1. L(mu) bounds every vertex for any mu: a letter at
+    the cap adds m_x delta_x, and the fractional letter f at mass rho <= min(m_f, 1) adds
+    rho delta_f + rho log(rho / m_f) <= rho d_f. A big letter (m_f > 1, only ever fractional) thus
+    counts at its ratio less log m_f: counted at delta_f, its linear profit up to mass 1 set mu far
+    above every vertex's value, and the bounds built on it (the halves' filter, the decided
+    letters') were void."""
+    d = delta - np.log(np.maximum(m, 1.0))
+    order = np.argsort(-d, kind="stable")
     above = np.cumsum(m[order])
     k = int(np.searchsorted(above, 1.0, side="left"))
-    mu = float(delta[order[min(k, delta.size - 1)]])
-    return mu, mu + float(np.maximum(m * (delta - mu), 0.0).sum())
+    mu = float(d[order[min(k, d.size - 1)]])
+    return mu, mu + float(np.maximum(m * (d - mu), 0.0).sum())
 
 
 class _Envelope:
