@@ -3,7 +3,9 @@ brute force over every vertex, on seeded families of priors and duals -- includi
 nearly optimal master (every ratio w/P within a hair of one value), where the pricing is a subset sum."""
 
 import itertools
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,6 +19,7 @@ from leakage.design.pricing.box_halves import box_halves
 from leakage.design.pricing.heavy_halves import heavy_halves
 import leakage.design.pricing.light_top as light_top
 from leakage.design.pricing.light_top import light_top_search, light_top_windows
+from leakage.design.pricing.staircase import heavy_two_level_search
 from leakage.design.pricing.mutual_information import _exact_after
 from leakage.design.vertices import lift_vectors
 
@@ -552,3 +555,18 @@ def test_a_meet_in_the_middle_out_of_pairs_keeps_the_smaller_bound(monkeypatch):
             assert got.bound == min(bnb.bound, exact.bound) >= best - 1e-12
             kept += exact.exhausted and bnb.bound < exact.bound
     assert kept >= 3
+
+
+def test_heavy_halves_filter_ignores_letters_too_heavy_for_the_top_set():
+    # a regression instance: a held-out N = 74 draw at eps 3.96 with 7 letters of P_x >= 1/H (never
+    # in the top set S, their duals far below P_x log H), at the ball's duals after its seeds. Their
+    # scores once stretched the range of D(S) the filter works on (the letters that fit score within
+    # 1e-7 of 0, these up to 0.125): the first cell of the grid already passed tau, the filter kept
+    # every subset and the halves could not be listed. Now they are listed and the search closes,
+    # exactly; the branch and bound finds nothing above its threshold either
+    d = json.loads((Path(__file__).parents[2] / "data" / "heavy_letters_n74.json").read_text())
+    p, w, eps, beta, tau = np.array(d["prior"]), np.array(d["duals"]), d["eps"], d["beta"], d["collect"]
+    res = heavy_halves(p, w, eps, beta / 2, tau=tau, keep=2, collect=tau)
+    assert res is not None and not res.exhausted and res.found == [] and res.bound <= tau + 1e-9
+    ref = heavy_two_level_search(p, w, eps, beta / 2, tol=1e-12, collect=tau, max_nodes=20_000, keep=2)
+    assert ref.found == [] and ref.best <= tau

@@ -53,8 +53,10 @@ def heavy_halves(prior, duals, eps: float, half: float, *, tau: float, keep: int
     # pieces of s, outermost first: [e_j, e_j+1], e_j = s_max - (s_max - s_min) 2^-j, the last up to s_max
     e = hs.s_max - (hs.s_max - hs.s_min) * np.exp2(-np.arange(PIECES + 1, dtype=float))
     s0, s1 = e, np.append(e[1:], hs.s_max)
-    d_lo = float(np.minimum(score, 0).sum())
-    d_hi = float(np.maximum(score, 0).sum())
+    # the range of D(S) over the sets S may be: of the letters that fit only (a heavy letter's large
+    # positive score once stretched the grid so far that its first cell already passed tau)
+    d_lo = float(np.minimum(score[small], 0).sum())
+    d_hi = float(np.maximum(score[small], 0).sum())
     grid = np.linspace(d_lo, d_hi, GRID + 1)
     table = _table(hs, r, s0, s1, grid) + tol  # table[j, g] >= every value on piece j with D <= grid[g]
     reach = np.maximum.accumulate(table, axis=0)
