@@ -22,7 +22,7 @@ not every pair of a window whose bound one part holds up (near an optimum most o
 subsets B are far from its best, and its mass interval spans pieces where the family is low).
 Counted budgets (deterministic): a half with more than ``MAX_HALF`` subsets is not listed
 (:func:`list_halves` returns None); past ``MAX_PAIRS`` pairs, or ``MAX_PARTS`` parts held, the
-search stops with the largest bound of the parts not yet taken (``exhausted``).
+search stops with the largest bound of the parts and windows not yet taken (``exhausted``).
 """
 
 from __future__ import annotations
@@ -247,33 +247,46 @@ def pair_search(a: Half, b: Half, lo, hi, ub, pair_bound, exact, refine, *, tau:
     """Pairs (A, B) with B in A's window [lo[A], hi[A]) of the sorted half, A's window bounded by
     ``ub[A]``, each pair bounded by ``pair_bound(ia, ib)`` and, above the current threshold,
     evaluated by ``exact(ia, ib, masks) -> (values, extra)``. ``refine(ia, lo, hi)``: the bound of
-    the pairs of A = ia with B in [lo, hi). The parts of windows are taken best first, a batch at a
-    time (the best quarter, at least ``BATCH``): one wider than ``LEAF`` is halved and each half
-    bounded, a narrow one has its pairs listed, so that only the parts of a window whose best B may
-    still beat the threshold are paired (a range-maximum descent). Deterministic budgets: at most
-    ``MAX_PAIRS`` pairs listed (past it by one chunk at most) and ``MAX_PARTS`` parts held beyond the
-    windows; past either the search stops with the largest bound left (``exhausted``)."""
-    src = np.flatnonzero(np.isfinite(ub) & (hi > lo) & (ub > tau - tol))
-    lo, hi, ub = lo[src], hi[src], ub[src]
-    level = tau
+    the pairs of A = ia with B in [lo, hi). Parts of windows are taken best first, ``BATCH`` at a
+    time (the windows enter the pool of parts in the order of their bounds, as the pool's best
+    falls below the next one's): one wider than ``LEAF`` is halved and each half bounded, a narrow
+    one has its pairs listed, so that only the parts of a window whose best B may still beat the
+    threshold are paired (a range-maximum descent). Deterministic budgets: at most ``MAX_PAIRS``
+    pairs listed (past it by one chunk at most) and ``MAX_PARTS`` parts in the pool; past either
+    the search stops with the largest bound left (``exhausted``)."""
+    win = np.flatnonzero(np.isfinite(ub) & (hi > lo) & (ub > tau - tol))
+    win = win[np.argsort(-ub[win], kind="stable")]  # the windows, best first, not yet in the pool
+    src, p_lo, p_hi, p_ub = (np.zeros(0, np.int64),) * 3 + (np.zeros(0),)  # the pool of parts
+    level, nxt = tau, 0
     pool_v, pool_m, pool_e = np.empty(0), np.empty((0,) + a.masks.shape[1:], np.uint64), np.empty(0, np.int64)
-    pairs, rest, most = 0, -math.inf, src.size + MAX_PARTS
-    while src.size:
-        if pairs >= MAX_PAIRS or src.size > most:
-            rest = float(ub.max())
+    pairs, rest = 0, -math.inf
+    while True:
+        # windows enter the pool while it holds fewer than a batch above the next window's bound
+        while nxt < win.size and ub[win[nxt]] > level - tol and np.count_nonzero(p_ub >= ub[win[nxt]]) < BATCH:
+            new = win[nxt:nxt + BATCH]
+            src, p_lo = np.concatenate([src, new]), np.concatenate([p_lo, lo[new]])
+            p_hi, p_ub = np.concatenate([p_hi, hi[new]]), np.concatenate([p_ub, ub[new]])
+            nxt += new.size
+        live = p_ub > level - tol
+        src, p_lo, p_hi, p_ub = src[live], p_lo[live], p_hi[live], p_ub[live]
+        if not src.size:
             break
-        size = max(BATCH, src.size // 4)
-        take = np.argpartition(-ub, size)[:size] if src.size > size else np.arange(src.size)
+        if pairs >= MAX_PAIRS or src.size > MAX_PARTS:
+            rest = float(p_ub.max())
+            if nxt < win.size:
+                rest = max(rest, float(ub[win[nxt]]))
+            break
+        take = np.argpartition(-p_ub, BATCH)[:BATCH] if src.size > BATCH else np.arange(src.size)
         mark = np.zeros(src.size, bool)
         mark[take] = True
-        wide = mark & (hi - lo > LEAF)
+        wide = mark & (p_hi - p_lo > LEAF)
         narrow = np.flatnonzero(mark & ~wide)
-        narrow = narrow[np.argsort(-ub[narrow], kind="stable")]
-        width = (hi - lo)[narrow]
+        narrow = narrow[np.argsort(-p_ub[narrow], kind="stable")]
+        width = (p_hi - p_lo)[narrow]
         start = 0
-        while start < narrow.size and ub[narrow[start]] > level - tol and pairs < MAX_PAIRS:
+        while start < narrow.size and p_ub[narrow[start]] > level - tol and pairs < MAX_PAIRS:
             stop = start + max(1, int(np.searchsorted(np.cumsum(width[start:]), _CHUNK, side="right")))
-            iu, ib = window_pairs(narrow[start:stop], lo, hi)
+            iu, ib = window_pairs(narrow[start:stop], p_lo, p_hi)
             pairs += iu.size
             ia = src[iu]
             ok = pair_bound(ia, ib) > level - tol
@@ -292,16 +305,14 @@ def pair_search(a: Half, b: Half, lo, hi, ub, pair_bound, exact, refine, *, tau:
             start = stop
         # halve the wide parts taken and bound each half; the parts not taken wait
         w = np.flatnonzero(wide)
-        mid = (lo[w] + hi[w]) // 2
+        mid = (p_lo[w] + p_hi[w]) // 2
         c_src = np.concatenate([src[w], src[w]])
-        c_lo, c_hi = np.concatenate([lo[w], mid]), np.concatenate([mid, hi[w]])
+        c_lo, c_hi = np.concatenate([p_lo[w], mid]), np.concatenate([mid, p_hi[w]])
         c_ub = refine(c_src, c_lo, c_hi) if w.size else np.zeros(0)
         wait = ~mark
         wait[narrow[start:]] = True  # below the threshold (dropped next) or left by the pair budget
-        src = np.concatenate([src[wait], c_src])
-        lo, hi, ub = np.concatenate([lo[wait], c_lo]), np.concatenate([hi[wait], c_hi]), np.concatenate([ub[wait], c_ub])
-        live = ub > level - tol
-        src, lo, hi, ub = src[live], lo[live], hi[live], ub[live]
+        src, p_lo = np.concatenate([src[wait], c_src]), np.concatenate([p_lo[wait], c_lo])
+        p_hi, p_ub = np.concatenate([p_hi[wait], c_hi]), np.concatenate([p_ub[wait], c_ub])
     order = np.argsort(-pool_v, kind="stable")
     best = float(pool_v.max()) if pool_v.size else -math.inf
     return Pairs(pool_v[order], pool_m[order], pool_e[order], max(best, tau, rest) + tol, pairs, rest > -math.inf)
@@ -309,9 +320,9 @@ def pair_search(a: Half, b: Half, lo, hi, ub, pair_bound, exact, refine, *, tau:
 
 #: a part of a window at most this wide has its pairs listed; a wider one is halved first
 LEAF = 64
-#: fewest parts taken at a time, and most parts held beyond the windows themselves
-BATCH = 1024
-MAX_PARTS = 1 << 18
+#: parts taken at a time, and most parts held in the pool
+BATCH = 4096
+MAX_PARTS = 1 << 20
 
 
 def penalised_max(lists: tuple[Half, Half], lo: float, slopes) -> np.ndarray:
