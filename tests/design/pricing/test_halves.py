@@ -410,6 +410,21 @@ def test_pair_search_descent_is_exact(seed, monkeypatch):
     assert descended >= 10
 
 
+def test_pair_search_takes_windows_best_first_within_a_small_pool(monkeypatch):
+    # the windows enter the pool of parts in the order of their bounds, so a search for its best few
+    # pairs holds few parts however many windows there are: with a pool of 256 parts, far below the
+    # windows' count, it finds them exactly without running out (halving many windows at once did)
+    rng = np.random.default_rng(1450)
+    monkeypatch.setattr(halves, "LEAF", 4)
+    monkeypatch.setattr(halves, "BATCH", 16)
+    monkeypatch.setattr(halves, "MAX_PARTS", 256)
+    for _ in range(10):
+        args, every, ia, ib = _pair_instance(rng)
+        top = np.sort(every)[::-1]
+        res = halves.pair_search(*args, tau=float(top[-1]) - 1.0, keep=3, tol=1e-12)
+        assert not res.exhausted and np.array_equal(res.values, top[:3])
+
+
 def test_pair_search_descent_out_of_budget_keeps_a_valid_bound(monkeypatch):
     # past either budget (pairs listed, parts held) the descent stops, says so, and its bound still
     # covers every pair
