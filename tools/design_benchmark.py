@@ -8,7 +8,8 @@ eps-LDP at N = 42 / 74 (exact staircase pricing); the ball B_beta(P) at beta = b
 eps = 1, for heavy-tailed (Zipf-like, min mass ~2e-5) priors and for the Adult data set's
 native-country (N = 42, '?' kept) and age (N = 74) frequencies, with the route-(44) design beside; the
 heavy-tailed family (seeded Dirichlet draws, clipped at 2e-5, eps in [0.1, 4]) at tol 1e-6, each draw on
-the ball and under LDP (default budgets; --seed: held-out draws of the same family);
+the ball (at most --seconds: no new iteration starts after it) and under LDP (default budgets; --seed:
+held-out draws of the same family);
 N = 200 linear utilities at beta = 1.5 min P (optimal_mechanism, i.e. label generation, vs the compact LP of
 design_mechanism); and, only when asked (--only stretch), the next size: Adult's education x
 marital-status (the 104 of its 16 x 7 cells that occur), eps = 1, under LDP and on the ball at
@@ -139,7 +140,8 @@ def main():
             certified, seconds, ldp_certified, ldp_seconds = 0, [], 0, []
             for k, (p, eps) in enumerate(family_draws(n, args.draws, seed=args.seed)):
                 beta = beta_star(1e-6, 48842, n)
-                d, s = timed(optimal_mechanism, p, eps, beta=beta, tol=1e-6, max_iterations=300)
+                d, s = timed(optimal_mechanism, p, eps, beta=beta, tol=1e-6, max_iterations=300,
+                             max_seconds=args.seconds)
                 row(f"MI ball family draw {k} eps={eps:.2f}", d.method, n, d.value, d.bound, d.certified, s)
                 certified += d.certified
                 seconds.append(s)

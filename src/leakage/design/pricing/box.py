@@ -52,9 +52,8 @@ class BoxSearch:
         return self.pl[i] * x * math.log(x) - self.wl[i] * x if x > 0 else -self.wl[i] * x
 
     def root(self):
-        # P.r = 1 with r >= 0 keeps r_x <= 1 / P_x: a letter with cap P_x > 1 never reaches the cap, and
-        # its chord over [0, cap] would overstate every node's bound by its linear profit up to the cap
-        lo, hi = np.zeros(self.p.size), np.minimum(self.cap, 1.0 / self.p)
+        n = self.p.size
+        lo, hi = np.zeros(n), np.full(n, self.cap)
         return lo, hi, self.term(lo), self.term(hi)
 
     def evaluate(self, state, incumbent):
