@@ -147,53 +147,6 @@ def _list(blocks, rows) -> Half:
     return Half(sums, masks)
 
 
-class RangeMax:
-    """Exact maximum over index ranges [lo, hi) of an array: a sparse table over blocks' maxima for
-    the whole blocks, each block's running maxima from either end for the partial ones, and a
-    range inside one block read directly."""
-
-    def __init__(self, a, block: int = _BLOCK):
-        self.a = np.asarray(a, dtype=float)
-        nb = -(-self.a.size // block)
-        pad = np.full(nb * block, -np.inf)
-        pad[: self.a.size] = self.a
-        grid = pad.reshape(nb, block)
-        self.block = block
-        self.prefix = np.maximum.accumulate(grid, axis=1).ravel()
-        self.suffix = np.maximum.accumulate(grid[:, ::-1], axis=1)[:, ::-1].ravel()
-        level = grid.max(axis=1)
-        self.table = [level]
-        span = 1
-        while 2 * span <= nb:
-            level = np.maximum(level[:-span], level[span:])
-            self.table.append(level)
-            span *= 2
-
-    def query(self, lo, hi):
-        lo, hi = np.asarray(lo), np.asarray(hi)
-        out = np.full(lo.shape, -np.inf)
-        bl, bh = lo // self.block, (hi - 1) // self.block
-        one = (hi > lo) & (bl == bh)
-        if one.any():  # inside one block: read the elements
-            l1, n1 = lo[one], (hi - lo)[one]
-            start = np.cumsum(n1) - n1
-            idx = np.repeat(l1 - start, n1) + np.arange(int(n1.sum()))
-            out[one] = np.maximum.reduceat(self.a[idx], start)
-        many = (hi > lo) & (bl < bh)
-        if many.any():
-            l2, h2, a, b = lo[many], hi[many], bl[many] + 1, bh[many]  # whole blocks [a, b)
-            res = np.maximum(self.suffix[l2], self.prefix[h2 - 1])
-            inner = b > a
-            k = np.zeros(a.size, np.int64)
-            k[inner] = np.floor(np.log2(b[inner] - a[inner])).astype(np.int64)
-            for lev in np.unique(k[inner]).tolist():
-                sel = inner & (k == lev)
-                tab = self.table[lev]
-                res[sel] = np.maximum(res[sel], np.maximum(tab[a[sel]], tab[b[sel] - (1 << lev)]))
-            out[many] = res
-        return out
-
-
 class PieceMax:
     """Exact maximum over ranges [j1, j2] (inclusive) of the rows of a small table (pieces x
     columns): a sparse table over the rows, one lookup per query."""
@@ -217,6 +170,42 @@ class PieceMax:
             sel = k == lev
             t = self.levels[lev]
             out[sel] = np.maximum(t[j1[sel], col[sel]], t[j2[sel] - (1 << lev) + 1, col[sel]])
+        return out
+
+
+class RangeMax:
+    """Exact maximum over index ranges [lo, hi) of an array: a sparse table over blocks' maxima for
+    the whole blocks, each block's running maxima from either end for the partial ones, and a
+    range inside one block read directly."""
+
+    def __init__(self, a, block: int = _BLOCK):
+        self.a = np.asarray(a, dtype=float)
+        nb = -(-self.a.size // block)
+        pad = np.full(nb * block, -np.inf)
+        pad[: self.a.size] = self.a
+        grid = pad.reshape(nb, block)
+        self.block = block
+        self.prefix = np.maximum.accumulate(grid, axis=1).ravel()
+        self.suffix = np.maximum.accumulate(grid[:, ::-1], axis=1)[:, ::-1].ravel()
+        self.blocks = PieceMax(grid.max(axis=1))
+
+    def query(self, lo, hi):
+        lo, hi = np.asarray(lo), np.asarray(hi)
+        out = np.full(lo.shape, -np.inf)
+        bl, bh = lo // self.block, (hi - 1) // self.block
+        one = (hi > lo) & (bl == bh)
+        if one.any():  # inside one block: read the elements
+            l1, n1 = lo[one], (hi - lo)[one]
+            start = np.cumsum(n1) - n1
+            idx = np.repeat(l1 - start, n1) + np.arange(int(n1.sum()))
+            out[one] = np.maximum.reduceat(self.a[idx], start)
+        many = (hi > lo) & (bl < bh)
+        if many.any():
+            l2, h2, a, b = lo[many], hi[many], bl[many] + 1, bh[many]  # whole blocks [a, b)
+            res = np.maximum(self.suffix[l2], self.prefix[h2 - 1])
+            inner = b > a
+            res[inner] = np.maximum(res[inner], self.blocks.query(a[inner], b[inner] - 1))
+            out[many] = res
         return out
 
 
