@@ -497,6 +497,52 @@ def test_light_top_windows_bound_the_family(seed, filtered, monkeypatch):
     assert checked >= 20 and closed >= 0.7 * checked
 
 
+@pytest.mark.parametrize("seed", range(2))
+def test_light_top_windows_bound_the_sets_holding_heavy_letters(seed, monkeypatch):
+    # halves filtered: each subset F of the heavy letters (H P_x > 1) is a pass of its own, its floor
+    # set where S's mass starts. On draws where the best light-top column holds a heavy letter and
+    # beats every column that holds none, a goal below it gives a bound that reaches it -- so the
+    # passes with F nonempty bound their sets -- and so does a budget that runs out before those
+    # passes (the cell bound over each pass's whole range)
+    monkeypatch.setattr(light_top.LightTopSearch, "list_halves", lambda self: None)
+    rng = np.random.default_rng(740 + seed)
+    checked = 0
+    for p, w, eps, half, best, box, goal in _light_top_instances(rng, 400):
+        H = math.exp(eps) / (1 + math.exp(eps) * half)
+        cols = light_top_columns(p, eps, half)
+        holds = (cols[H * p > 1] > 0).any(axis=0)
+        if holds.all() or not holds.any():
+            continue
+        top, others = float(values(p, w, cols[:, holds]).max()), float(values(p, w, cols[:, ~holds]).max())
+        if top < others + 1e-6:
+            continue
+        goal = 0.5 * (top + others)
+        assert light_top_windows(p, w, eps, half, goal=goal, box_bound=box).bound >= top - 1e-12
+        with monkeypatch.context() as m:
+            m.setattr(light_top, "MAX_WINDOWS", 1)
+            m.setattr(light_top, "MAX_SPLITS", 0)
+            short = light_top_windows(p, w, eps, half, goal=goal, box_bound=box)
+            assert short.bound >= top - 1e-12
+        checked += 1
+    assert checked >= 12
+
+
+def test_light_top_windows_close_with_heavy_letters():
+    # the held-out N = 74 draw with 7 heavy letters (tests/data/heavy_letters_n74.json): one floor over
+    # every mass keeps every subset (the halves cannot be listed: None), one pass per subset of the
+    # heavy letters closes at the target; the box bound is the box meet in the middle's, at the same duals
+    d = json.loads((Path(__file__).parents[2] / "data" / "heavy_letters_n74.json").read_text())
+    p, w, eps, beta, target = np.array(d["prior"]), np.array(d["duals"]), d["eps"], d["beta"], d["target"]
+    E = math.exp(eps)
+    box = box_halves(p, w, E / (1 + E * beta / 2), tau=d["collect"], keep=2, collect=d["collect"])
+    assert box is not None and not box.exhausted
+    res = light_top_windows(p, w, eps, beta / 2, goal=target, box_bound=box.bound)
+    assert res is not None and not res.exhausted and res.bound <= target + 1e-9
+    with pytest.MonkeyPatch.context() as m:
+        m.setattr(light_top, "MAX_HEAVY", 0)
+        assert light_top_windows(p, w, eps, beta / 2, goal=target, box_bound=box.bound) is None
+
+
 def _fractional_light_top(p, w, eps, half):
     """Brute force: max over S of the light-top value with T1's dual sum at its fractional knapsack
     over the light letters of S, L1(p1) (piecewise linear in w / P order), p1 in [0, beta/2),

@@ -20,6 +20,7 @@ constraint. Letters of equal mass are branched as blocks (``pricing.items``). Ri
 
 from __future__ import annotations
 
+import functools
 import heapq
 import itertools
 import math
@@ -325,9 +326,15 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     relative: the bound is continuous in s; a range remembers the subsets A with a B in its window,
     and the ranges within it look only at those). A window that holds at most ``MAX_COUPLED`` sets is
     bounded set by set instead (:func:`_coupled`: T1 within that S), since with T1 relaxed apart
-    from S the bound can stay above the goal however thin the window. Returns the bound (``found``
-    empty; ``exhausted`` when ``MAX_WINDOWS`` or ``MAX_SPLITS`` ran out, or a range shrank to a point
-    or its sets' own bound, above the goal), or None when a half would list too many subsets."""
+    from S the bound can stay above the goal however thin the window. When the halves are too large
+    to list whole, they list only the subsets that may be in a set above the goal (:class:`_Sieve`),
+    in one pass for each subset F of the heavy letters (H P_x > 1) S may hold: their scores D_x are
+    large, a floor on D(S) set for every mass at once would keep every subset, and given F the
+    floor is set where S's mass starts (P(F)), T1 then at most P(S) - P(F). A pass whose cell bound
+    over its whole range does not pass the goal is skipped; once the budget is spent, the passes
+    left count with that bound. Returns the bound (``found`` empty; ``exhausted`` when
+    ``MAX_WINDOWS`` or ``MAX_SPLITS`` ran out, or a range shrank to a point or its sets' own bound,
+    above the goal), or None when a half would list too many subsets."""
     s = LightTopSearch(prior, duals, eps, half, box_bound)
     it, H = s.it, s.H
     log_h = math.log(H)
@@ -337,11 +344,12 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
         a1, b1, al1, r1 = np.zeros(1), np.zeros(1), np.zeros(1), np.zeros(1)
     s._box = max(min(s.box_bound, s._box_relaxation(np.zeros(it.size, bool))), 0.0)
 
-    def cells(x_lo, x_hi, d):
-        """The largest cell bound over the s-ranges [x_lo, x_hi] with D(S) <= d (one d, or one per range)."""
+    def cells(x_lo, x_hi, d, pf=0.0):
+        """The largest cell bound over the s-ranges [x_lo, x_hi] with D(S) <= d (one d, or one per
+        range) and letters of mass ``pf`` in S that are not light (T1 has at most the rest)."""
         x_lo, x_hi = np.atleast_1d(x_lo), np.atleast_1d(x_hi)
         dd = np.broadcast_to(-np.asarray(d, dtype=float), x_lo.shape)
-        u, _ = s._cells(x_lo, x_hi, dd, np.full(x_lo.size, log_h), a1, b1, al1, r1, x_hi)
+        u, _ = s._cells(x_lo, x_hi, dd, np.full(x_lo.size, log_h), a1, b1, al1, r1, x_hi - pf)
         u = float(u.max())
         return u + _MARGIN * (1.0 + abs(u)) if u > -math.inf else u
 
@@ -349,17 +357,67 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
     if top_s < s.s_min:
         return SearchResult(-math.inf, [], -math.inf, 0, False)
     lists = s.halves if math.isfinite(s.box_bound) else s.list_halves()
-    code, filtered = np.arange(it.size), lists is None
-    if filtered:  # too many subsets: only those that may be in a set worth more than the goal
-        lists = _relevant_halves(s, goal, cells, top_s, slack)
+    budget = _Budget()
+    if lists is not None:  # every subset listed: one pass, exact
+        every = np.arange(it.size)
+        return _windows(s, lists, every, every, True, goal, cells, top_s, slack, budget)
+    # too many subsets: only those that may be in a set worth more than the goal, one pass for each
+    # subset F of the heavy letters (H P_x > 1) that S may hold -- their scores are large, so one floor
+    # over every mass would keep every subset; given F, the floor is set where S's mass starts
+    heavy = np.flatnonzero(H * it.p > 1.0)
+    if heavy.size > MAX_HEAVY:
+        heavy = heavy[:0]
+    rest = np.setdiff1d(np.arange(it.size), heavy)
+    dx = it.p * log_h - it.w
+    bound, nodes, stuck = goal, 0, False  # the sets left out of the lists are worth at most the goal
+    for bits in range(1 << heavy.size):
+        fixed = heavy[[(bits >> j) & 1 == 1 for j in range(heavy.size)]]
+        pf, df = float(it.p[fixed].sum()), float(dx[fixed].sum())
+        if pf >= top_s:
+            continue
+        given = functools.partial(cells, pf=pf)
+        sieve = _Sieve(s, rest, pf, df, goal, given, top_s, slack)
+        if sieve.top <= goal:
+            continue
+        if budget.out:  # no window left: the cell bound over the pass's whole range
+            bound, stuck = max(bound, sieve.top), True
+            continue
+        lists = sieve.halves()
         if lists is None:
             return None
-        *lists, code = lists
+        a, b, code = lists
+        a = Half(a.sums + np.array([[pf], [df]]), a.masks)  # S = F and a subset of each half
+        res = _windows(s, (a, b), rest, code, fixed.size == heavy.size, goal, given, top_s, slack, budget)
+        bound, nodes, stuck = max(bound, res.bound), nodes + res.nodes, stuck or res.exhausted
+    return SearchResult(bound, [], -math.inf, nodes, stuck)
+
+
+#: most heavy letters (H P_x > 1) whose subsets :func:`light_top_windows` takes one by one (fewer
+#: than H: their masses sum to at most 1)
+MAX_HEAVY = 12
+
+
+class _Budget:
+    """The window maxima and range splits left to :func:`light_top_windows` (over all its passes)."""
+
+    def __init__(self):
+        self.queries, self.splits = MAX_WINDOWS, MAX_SPLITS
+
+    @property
+    def out(self) -> bool:
+        return self.queries <= 0 or self.splits <= 0
+
+
+def _windows(s: LightTopSearch, lists, letters, code, complete: bool, goal: float, cells, top_s: float,
+             slack: float, budget: _Budget) -> SearchResult:
+    """One pass of :func:`light_top_windows` over the sets S = A | B (and the letters outside
+    ``letters``, in every S when ``complete``, whose mass and D are in A's sums), ``code`` the bit of
+    each of ``letters`` in the masks. Ranges of s worst first; see the caller."""
     by_mass = np.argsort(lists[0].sums[0], kind="stable")  # A by mass too (B is): sorted keys below
     lists = (Half(lists[0].sums[:, by_mass], lists[0].masks[by_mass]), lists[1])
     (ua, pa), (ub, pb) = lists[0].sums, lists[1].sums
     if not (ua.size and ub.size):
-        return SearchResult(goal, [], -math.inf, 0, False)
+        return SearchResult(-math.inf, [], -math.inf, 0, False)
     rmax = RangeMax(pb)
 
     def window(lo, hi, cand):
@@ -375,7 +433,7 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
         d = float((pa[cand] + rmax.query(first, last)).max()) + slack
         if int((last - first).sum()) > MAX_COUPLED:
             return d, None, cand
-        return d, _coupled(s, lists, code, cand, first, last, slack), cand
+        return d, _coupled(s, lists, letters, code, complete, cand, first, last, slack), cand
     # the bound is continuous in s: where it crosses the goal, ranges approach it from above only
     reach = goal + 1e-10 * (1.0 + abs(goal))
     heap = []  # (-bound, lo, hi, Dmax, state, sequence number, the subsets A with a B in a wider range)
@@ -392,7 +450,8 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
             heapq.heappush(heap, (-cells(lo, hi, d), lo, hi, d, _QUERIED, next(seq), cand))
 
     push(s.s_min, top_s, np.arange(ua.size))
-    queries, splits, stuck = 1, 0, -math.inf
+    nodes, stuck = 1, -math.inf
+    budget.queries -= 1
     while heap and -heap[0][0] > reach:
         u, lo, hi, d, state, _, cand = heapq.heappop(heap)
         u, mid = -u, 0.5 * (lo + hi)
@@ -401,66 +460,75 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
             break
         at_points = cells([lo, mid, hi], [lo, mid, hi], d)
         if state == _INHERITED and at_points > reach and (u - at_points < 0.5 * (u - goal) or not lo < mid < hi):
-            if queries >= MAX_WINDOWS:
+            if budget.queries <= 0:
                 stuck = u
                 break
-            queries += 1
+            budget.queries -= 1
+            nodes += 1
             push(lo, hi, cand)
             continue
-        if splits >= MAX_SPLITS or not lo < mid < hi:
+        if budget.splits <= 0 or not lo < mid < hi:
             stuck = u
             break
-        splits += 1
+        budget.splits -= 1
+        nodes += 1
         for x, y in ((lo, mid), (mid, hi)):
             heapq.heappush(heap, (-cells(x, y, d), x, y, d, _INHERITED, next(seq), cand))
     bound = max(stuck, -heap[0][0] if heap else -math.inf)
-    if filtered:  # the sets left out of the lists are worth at most the goal
-        bound = max(bound, goal)
-    return SearchResult(bound, [], -math.inf, queries + splits, stuck > -math.inf)
+    return SearchResult(bound, [], -math.inf, nodes, stuck > -math.inf)
 
 
-#: the filter of :func:`_relevant_halves`: geometric pieces of s - s_min, uniform parts of each,
+#: the filter of :class:`_Sieve`: geometric pieces of s - s0, uniform parts of each,
 #: bisection steps on the score
 FILTER_LEVELS, FILTER_PARTS, FILTER_STEPS = 60, 16, 60
 
 
-def _relevant_halves(s: LightTopSearch, goal: float, cells, top_s: float, slack: float):
-    """The halves of the sorted letters (``list_halves_above``) holding every subset of a set S that
-    the cell bound leaves above ``goal``. With mu the box's chord ratio at cap H (``box_halves``)
-    and D'(S) = sum_S (P (log H - mu) - w), D(S) = D'(S) + mu P(S); on each piece of s the cell
-    bound with D(S) <= d' + mu s (the largest mu s of the piece) is increasing in d', and the
-    largest d' at which no piece passes the goal (bisection) is the floor: a set with D'(S) at most
-    that is worth at most the goal. The pieces are geometric in s - s_min (k - 1 = e^eps (s - s_min):
-    the bound changes fastest near s_min), each cut in ``FILTER_PARTS``. None when the halves would
-    be too large."""
-    it, log_h = s.it, math.log(s.H)
-    mu = _lagrangian(s.H * it.p, log_h - it.w / it.p)[0]
-    score = it.p * (log_h - mu) - it.w
-    geo = s.s_min + (top_s - s.s_min) * np.exp2(-np.arange(FILTER_LEVELS + 1.0))
-    geo = np.append(geo, s.s_min)[::-1]
-    edges = np.unique(np.concatenate([np.linspace(a, b, FILTER_PARTS + 1) for a, b in zip(geo[:-1], geo[1:])]))
-    lo, hi = edges[:-1], edges[1:]
-    shift = np.maximum(mu * lo, mu * hi)
+class _Sieve:
+    """Which subsets of ``letters`` (sorted positions) may be part of a set S = F | A | B that the
+    cell bound leaves above ``goal``, F the other letters in S (mass ``pf``, D(F) = ``df``; ``cells``
+    knows that F holds no light letter). With mu the box's chord ratio at cap H (``box_halves``) and
+    D'(X) = sum_X (P (log H - mu) - w), D(S) = df + D'(A | B) + mu (P(S) - pf); on each piece of s the
+    cell bound with D(S) at most that (the largest mu s of the piece) is increasing in D'(A | B).
+    ``top``: the largest over the pieces at the largest D'(A | B), a bound on every such S. The
+    pieces are geometric in s - s0 (s0 = max(beta/2 + e^-eps, pf); k - 1 = e^eps (s - s_min): the
+    bound changes fastest near s_min), each cut in ``FILTER_PARTS``."""
 
-    def passes(d):
-        return cells(lo, hi, d + shift + slack) > goal
+    def __init__(self, s: LightTopSearch, letters, pf: float, df: float, goal: float, cells, top_s: float,
+                 slack: float):
+        it, log_h = s.it, math.log(s.H)
+        mu = _lagrangian(s.H * it.p, log_h - it.w / it.p)[0]
+        self.p, self.w, self.log_h = it.p[letters], it.w[letters], log_h
+        self.score = self.p * (log_h - mu) - self.w
+        s0 = max(s.s_min, pf)
+        geo = s0 + (top_s - s0) * np.exp2(-np.arange(FILTER_LEVELS + 1.0))
+        geo = np.append(geo, s0)[::-1]
+        edges = np.unique(np.concatenate([np.linspace(a, b, FILTER_PARTS + 1) for a, b in zip(geo[:-1], geo[1:])]))
+        lo, hi = edges[:-1], edges[1:]
+        shift = df + np.maximum(mu * (lo - pf), mu * (hi - pf)) + slack
+        self.bound = lambda d: cells(lo, hi, d + shift)
+        self.goal, self.slack, self.cap = goal, slack, top_s - pf + 1e-12
+        self.top = self.bound(float(np.maximum(self.score, 0).sum()))
 
-    d_lo, d_hi = float(np.minimum(score, 0).sum()), float(np.maximum(score, 0).sum())
-    if not passes(d_hi):
-        floor = d_hi
-    elif passes(d_lo):
-        floor = -math.inf
-    else:
-        for _ in range(FILTER_STEPS):  # passes(d_hi), not passes(d_lo)
-            mid = 0.5 * (d_lo + d_hi)
-            d_lo, d_hi = (d_lo, mid) if passes(mid) else (mid, d_hi)
-        floor = d_lo
-    return list_halves_above(it.p, it.w, np.stack([it.p, it.p * log_h - it.w]), score, floor - slack, top_s + 1e-12)
+    def halves(self):
+        """``list_halves_above`` of the letters above the floor: the largest D'(A | B) at which no
+        piece passes the goal (bisection), so that a set with D'(A | B) at most that is worth at
+        most the goal; None when a half would be too large."""
+        d_lo, d_hi = float(np.minimum(self.score, 0).sum()), float(np.maximum(self.score, 0).sum())
+        if self.bound(d_lo) > self.goal:
+            floor = -math.inf
+        else:
+            for _ in range(FILTER_STEPS):  # passes at d_hi, not at d_lo
+                mid = 0.5 * (d_lo + d_hi)
+                d_lo, d_hi = (d_lo, mid) if self.bound(mid) > self.goal else (mid, d_hi)
+            floor = d_lo
+        p, w = self.p, self.w
+        return list_halves_above(p, w, np.stack([p, p * self.log_h - w]), self.score, floor - self.slack, self.cap)
 
 
-def _coupled(search: LightTopSearch, lists, code, cand, first, last, slack: float) -> float:
-    """The light-top bound over the sets S of a window, each with its own T1 ⊆ S (``code``: each
-    sorted letter's bit in the masks): the pairs (A, B)
+def _coupled(search: LightTopSearch, lists, letters, code, complete: bool, cand, first, last, slack: float) -> float:
+    """The light-top bound over the sets S of a window, each with its own T1 ⊆ S (``code``: the bit
+    of each of ``letters``, sorted positions, in the masks; the other letters, in S when
+    ``complete``, are in A's sums and never light): the pairs (A, B)
     with A in ``cand`` and B in A's window [first, last) (aligned with ``cand``), S = A ∪ B, and
     the search's cell bound at s = P(S) with W12 = s log H - D(S) (D(S) plus ``slack``) and T1's
     fractional knapsack over the light letters of S (their pieces in ratio order; a letter out of
@@ -474,23 +542,24 @@ def _coupled(search: LightTopSearch, lists, code, cand, first, last, slack: floa
     sig = a.sums[0][ia] + b.sums[0][ib]
     dsum = a.sums[1][ia] + b.sums[1][ib] + slack
     masks = a.masks[ia] | b.masks[ib]
-    full = np.ones(ia.size, bool)
+    full = np.full(ia.size, complete)
     for c in code.tolist():
         full &= member(masks, c)
     ok = (sig >= search.s_min) & (sig < 1.0) & ~full
     sig, dsum, masks = sig[ok], dsum[ok], masks[ok]
     if sig.size == 0:
         return -math.inf
-    light = np.flatnonzero(search.small)
+    light = np.flatnonzero(search.small[letters])
+    lp, lw, lr = (x[letters[light]] for x in (it.p, it.w, it.ratio))
     best = -math.inf
     for c in range(0, sig.size, _CHUNK):
         sc, dc, mc = sig[c:c + _CHUNK], dsum[c:c + _CHUNK], masks[c:c + _CHUNK]
         if light.size:
             bits = np.stack([member(mc, c) for c in code[light].tolist()], axis=1)
             zero = np.zeros((sc.size, 1))
-            cm = np.concatenate([zero, np.cumsum(np.where(bits, it.p[light], 0.0), axis=1)], axis=1)
-            cw = np.concatenate([zero, np.cumsum(np.where(bits, it.w[light], 0.0), axis=1)], axis=1)
-            r1 = np.broadcast_to(it.ratio[light], bits.shape)
+            cm = np.concatenate([zero, np.cumsum(np.where(bits, lp, 0.0), axis=1)], axis=1)
+            cw = np.concatenate([zero, np.cumsum(np.where(bits, lw, 0.0), axis=1)], axis=1)
+            r1 = np.broadcast_to(lr, bits.shape)
             a1, b1, al1 = cm[:, :-1], np.minimum(cm[:, 1:], half), cw[:, :-1] - r1 * cm[:, :-1]
         else:
             a1 = b1 = al1 = r1 = np.zeros((sc.size, 1))
