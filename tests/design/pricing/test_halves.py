@@ -18,7 +18,9 @@ import leakage.design.pricing.box_halves as bh
 from leakage.design.pricing.box_halves import box_halves
 from leakage.design.pricing.heavy_halves import heavy_halves
 import leakage.design.pricing.light_top as light_top
-from leakage.design.pricing.light_top import light_top_search, light_top_windows
+import leakage.design.pricing.light_top_halves as light_top_halves
+from leakage.design.pricing.light_top import light_top_search
+from leakage.design.pricing.light_top_halves import light_top_windows
 from leakage.design.pricing.staircase import heavy_two_level_search
 from leakage.design.pricing.mutual_information import _exact_after
 from leakage.design.vertices import lift_vectors
@@ -477,7 +479,7 @@ def test_light_top_windows_bound_the_family(seed, filtered, monkeypatch):
     # stays a bound when its budget runs out (windows never bounded set by set: these families are small).
     # ``filtered``: the halves are listed as for a prior too large to list whole, only the subsets
     # that may be in a set the cell bound leaves above the goal
-    monkeypatch.setattr(light_top, "MAX_COUPLED", 0)
+    monkeypatch.setattr(light_top_halves, "MAX_COUPLED", 0)
     if filtered:
         monkeypatch.setattr(light_top.LightTopSearch, "list_halves", lambda self: None)
     rng = np.random.default_rng(700 + seed)
@@ -489,8 +491,8 @@ def test_light_top_windows_bound_the_family(seed, filtered, monkeypatch):
         # a goal the family passes: the sets that pass it are all kept
         assert light_top_windows(p, w, eps, half, goal=best - 1e-4, box_bound=box).bound >= best - 1e-12
         with monkeypatch.context() as m:
-            m.setattr(light_top, "MAX_WINDOWS", 1)
-            m.setattr(light_top, "MAX_SPLITS", 3)
+            m.setattr(light_top_halves, "MAX_WINDOWS", 1)
+            m.setattr(light_top_halves, "MAX_SPLITS", 3)
             short = light_top_windows(p, w, eps, half, goal=-1.0, box_bound=box)
             assert short.exhausted and short.bound >= best - 1e-12
         checked += 1
@@ -519,8 +521,8 @@ def test_light_top_windows_bound_the_sets_holding_heavy_letters(seed, monkeypatc
         goal = 0.5 * (top + others)
         assert light_top_windows(p, w, eps, half, goal=goal, box_bound=box).bound >= top - 1e-12
         with monkeypatch.context() as m:
-            m.setattr(light_top, "MAX_WINDOWS", 1)
-            m.setattr(light_top, "MAX_SPLITS", 0)
+            m.setattr(light_top_halves, "MAX_WINDOWS", 1)
+            m.setattr(light_top_halves, "MAX_SPLITS", 0)
             short = light_top_windows(p, w, eps, half, goal=goal, box_bound=box)
             assert short.bound >= top - 1e-12
         checked += 1
@@ -539,7 +541,7 @@ def test_light_top_windows_close_with_heavy_letters():
     res = light_top_windows(p, w, eps, beta / 2, goal=target, box_bound=box.bound)
     assert res is not None and not res.exhausted and res.bound <= target + 1e-9
     with pytest.MonkeyPatch.context() as m:
-        m.setattr(light_top, "MAX_HEAVY", 0)
+        m.setattr(light_top_halves, "MAX_HEAVY", 0)
         assert light_top_windows(p, w, eps, beta / 2, goal=target, box_bound=box.bound) is None
 
 
@@ -588,7 +590,7 @@ def test_light_top_windows_bound_each_set_with_its_own_top_set(filtered, monkeyp
         top = max(_fractional_light_top(p, w, eps, half), goal if filtered else -math.inf)
         assert best - 1e-12 <= res.bound <= top + 1e-9
         with monkeypatch.context() as m:
-            m.setattr(light_top, "MAX_COUPLED", 0)
+            m.setattr(light_top_halves, "MAX_COUPLED", 0)
             relaxed = light_top_windows(p, w, eps, half, goal=goal, box_bound=box)
         assert res.bound <= relaxed.bound + 1e-9
         tighter += res.bound < relaxed.bound - 1e-6

@@ -24,7 +24,7 @@ Lagrangian bound (exact when the bound says so, a source of true columns otherwi
 light-top search is not refined below the box search's bound (the pricing bound is the largest of
 the searches' bounds anyway, whether or not the box search ran out of nodes or pairs); once the box
 search has a bound, the light-top family is first
-bounded by meet in the middle over the mass of its set S (``light_top.light_top_windows``; thin
+bounded by meet in the middle over the mass of its set S (``light_top_halves.light_top_windows``; thin
 windows set by set; halves filtered likewise when too many to list whole), and the branch and bound
 runs only when that bound does not reach the target.
 
@@ -52,8 +52,9 @@ from leakage.design.pricing import counts as tables
 from leakage.design.pricing.box import box_search
 from leakage.design.pricing.box_halves import box_halves
 from leakage.design.pricing.heavy_halves import heavy_halves
-from leakage.design.pricing.light_top import light_top_flat, light_top_search, light_top_windows
+from leakage.design.pricing.light_top import light_top_flat, light_top_search
 from leakage.design.pricing.light_top_counts import light_top_count_search
+from leakage.design.pricing.light_top_halves import light_top_windows
 from leakage.design.pricing.staircase import heavy_two_level_search, staircase_search
 from leakage.design.vertices import light_top_column, staircase_columns
 
