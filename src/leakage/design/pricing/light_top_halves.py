@@ -90,6 +90,7 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
         heavy = heavy[:0]
     rest = np.setdiff1d(np.arange(it.size), heavy)
     dx = it.p * log_h - it.w
+    mu = _lagrangian(H * it.p, log_h - it.w / it.p)[0]  # the box's chord ratio at cap H, for every pass
     bound, nodes, stuck = goal, 0, False  # the sets left out of the lists are worth at most the goal
     for bits in range(1 << heavy.size):
         fixed = heavy[[(bits >> j) & 1 == 1 for j in range(heavy.size)]]
@@ -97,7 +98,7 @@ def light_top_windows(prior, duals, eps, half, *, goal: float, box_bound: float)
         if pf >= top_s:
             continue
         given = functools.partial(cells, pf=pf)
-        sieve = _Sieve(s, rest, pf, df, goal, given, top_s, slack)
+        sieve = _Sieve(s, rest, pf, df, mu, goal, given, top_s, slack)
         if sieve.top <= goal:
             continue
         if budget.out:  # no window left: the cell bound over the pass's whole range
@@ -207,17 +208,16 @@ FILTER_LEVELS, FILTER_PARTS, FILTER_STEPS = 60, 16, 60
 class _Sieve:
     """Which subsets of ``letters`` (sorted positions) may be part of a set S = F | A | B that the
     cell bound leaves above ``goal``, F the other letters in S (mass ``pf``, D(F) = ``df``; ``cells``
-    knows that F holds no light letter). With mu the box's chord ratio at cap H (``box_halves``) and
+    knows that F holds no light letter). With ``mu`` the box's chord ratio at cap H (``box_halves``) and
     D'(X) = sum_X (P (log H - mu) - w), D(S) = df + D'(A | B) + mu (P(S) - pf); on each piece of s the
     cell bound with D(S) at most that (the largest mu s of the piece) is increasing in D'(A | B).
     ``top``: the largest over the pieces at the largest D'(A | B), a bound on every such S. The
     pieces are geometric in s - s0 (s0 = max(beta/2 + e^-eps, pf); k - 1 = e^eps (s - s_min): the
     bound changes fastest near s_min), each cut in ``FILTER_PARTS``."""
 
-    def __init__(self, s: LightTopSearch, letters, pf: float, df: float, goal: float, cells, top_s: float,
-                 slack: float):
+    def __init__(self, s: LightTopSearch, letters, pf: float, df: float, mu: float, goal: float, cells,
+                 top_s: float, slack: float):
         it, log_h = s.it, math.log(s.H)
-        mu = _lagrangian(s.H * it.p, log_h - it.w / it.p)[0]
         self.p, self.w, self.log_h = it.p[letters], it.w[letters], log_h
         self.score = self.p * (log_h - mu) - self.w
         s0 = max(s.s_min, pf)
