@@ -67,8 +67,10 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
     letters left out are decided (``_decide``): ``bound`` >= the maximum (the maximum itself when it
     exceeds tau and the search is not ``exhausted``), ``found``: up to ``keep`` columns worth more
     than ``collect``, best first. When they are too many to list all, the restricted halves grow
-    through ``LISTED`` while the columns they find are worth less than a quarter of their bound.
-    None when no halves can be listed."""
+    through ``LISTED`` while the columns they find are worth less than a quarter of their bound;
+    when those find none worth that (near the end of a column generation), the halves over every
+    letter are listed once more with the mass-aware filter (``_above`` at ``NU`` ratios), which keeps
+    far fewer subsets but costs more where it fails. None when no halves can be listed."""
     p = np.asarray(prior, dtype=float)
     w = np.asarray(duals, dtype=float)
     if not math.isfinite(tau):
@@ -76,17 +78,24 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
     m = float(cap) * p
     delta = math.log(float(cap)) - w / p
     idx = np.flatnonzero(m <= 1.0)  # the letters that may be at the cap
+    fits = idx.size <= MAX_ALL
+
+    def search(lists):
+        return _search(p, m, delta, float(cap), lists, tau=tau, keep=keep, collect=collect)
+
+    lists = _above(m, delta, idx, tau, 0) if fits else None
+    if lists is not None:
+        return search(lists)
     res = None
-    for k in ((None,) if idx.size <= MAX_ALL else ()) + tuple(k for k in LISTED if k < idx.size):
-        lists = _above(m, delta, idx, tau) if k is None else _decide(m, delta, idx, k)
+    for k in (k for k in LISTED if k < idx.size):
+        lists = _decide(m, delta, idx, k)
         if lists is None:
-            if k is None:
-                continue
             break
-        res = _search(p, m, delta, float(cap), lists, tau=tau, keep=keep, collect=collect)
-        if k is None or (res.found and res.best >= res.bound / 4):
-            break
-    return res
+        res = search(lists)
+        if not res.exhausted or (res.found and res.best >= res.bound / 4):
+            return res
+    lists = _above(m, delta, idx, tau, NU) if fits and NU else None
+    return search(lists) if lists is not None else res
 
 
 #: most letters that fit listed all together (two uint64 words of masks), and the sizes of the
@@ -124,29 +133,43 @@ def _search(p, m, delta, C, lists, *, tau, keep, collect) -> SearchResult:
     return SearchResult(max(res.bound, outside), found, best, res.pairs, res.exhausted or outside > tau)
 
 
-def _above(m, delta, idx, tau):
+def _above(m, delta, idx, tau, ratios: int):
     """The halves over every letter that fits, each listing only the subsets that may be part of a
-    vertex worth more than ``tau``. For any mu, the value of a set S at the cap with deviation t is
-    sum_S m_x delta_x + G(t) = mu + e(S) + (mu t + G(t)) with e_x = m_x (delta_x - mu): with
-    h >= mu t + G(t) over the envelope's pieces, a subset A of one half with
-    mu + h + e(A) + (the other half's positive e) <= tau is in no such vertex. At mu minimising the
-    chord bound (``_lagrangian``) most letters' e_x are small and negative near an optimum, so few
-    subsets pass: the meet in the middle then covers every letter, exactly. Returns the lists as
-    ``_decide`` does (nothing decided), or None when a half is too large."""
+    vertex worth more than ``tau``. For any nu, the value of a set S at the cap with deviation t is
+    sum_S m_x delta_x + G(t) = nu + e(S) + (nu t + G(t)) with e_x = m_x (delta_x - nu): with
+    h(nu) >= nu t + G(t) over the envelope's pieces, a subset A of one half with
+    nu + h(nu) + e(A) + (the positive e of the letters left) <= tau is in no such vertex. At mu
+    minimising the chord bound (``_lagrangian``) most letters' e_x are small and negative near an
+    optimum, so few subsets pass: the meet in the middle then covers every letter, exactly.
+
+    One nu bounds sets of every mass alike. With ``ratios`` > 0 the bounds at that many quantiles of
+    the letters' ratios delta_x too, all of which a subset must pass, make the filter mass-aware (as
+    a Lagrangian bound of the mass constraint is): a large nu makes heavy sets pay for their mass, a
+    small one light sets for the mass they still need. When the duals make every letter's e_x about
+    the same, not proportional to its mass, the bound at mu alone keeps every set of many light
+    letters. Returns the lists as ``_decide`` does (nothing decided), or None when a half is too
+    large."""
     mu, _ = _lagrangian(m, delta)
+    nu = np.concatenate([[mu], np.quantile(delta[idx], np.linspace(0.0, 1.0, ratios)) if idx.size else []])
     bit = np.full(m.size, _NEVER)
     bit[idx] = 0
     env = _Envelope(m, delta, bit)
     lo, hi = np.append(env.edges[1:], 0.0), env.edges
-    h = float(np.max(np.maximum(env.under + np.maximum(-mu * lo, -mu * hi), env.over + np.maximum(mu * lo, mu * hi))))
+    h = [float(np.max(np.maximum(env.under + np.maximum(-v * lo, -v * hi), env.over + np.maximum(v * lo, v * hi))))
+         for v in nu.tolist()]
     prof = m * delta
-    floor = tau - _tolerance(m, delta, tau) - mu - h
-    lists = list_halves_above(m[idx], -delta[idx], np.stack([m, prof])[:, idx], (prof - mu * m)[idx], floor,
-                              1.0 + env.top)
+    floor = tau - _tolerance(m, delta, tau) - nu - np.array(h)
+    gain = prof[idx][None, :] - nu[:, None] * m[idx][None, :]
+    lists = list_halves_above(m[idx], -delta[idx], np.stack([m, prof])[:, idx], gain, floor, 1.0 + env.top)
     if lists is None:
         return None
     a, b, code = lists
     return idx, code, idx[:0], a, b, -math.inf
+
+
+#: the letters' ratios delta_x at which ``box_halves``' last resort also bounds the sets (their
+#: quantiles, both ends included), beside the chord multiplier mu
+NU = 5
 
 
 def _decide(m, delta, idx, k):

@@ -70,17 +70,21 @@ def list_halves(mass, order_key, rows) -> tuple[Half, Half] | None:
     return a, Half(b.sums[:, order], b.masks[order])
 
 
-def list_halves_above(mass, order_key, rows, gain, floor: float, cap: float):
+def list_halves_above(mass, order_key, rows, gain, floor, cap: float):
     """The two halves' subsets that may still be part of a set S with gain(S) > ``floor`` and
     mass(S) <= ``cap`` (``gain`` additive over the letters, ``rows[0]`` the mass): a subset A of one
     half is kept when mass(A) <= cap and gain(A) plus the other half's positive gains exceeds the
-    floor. Letters of equal ``mass`` as blocks of prefixes in increasing ``order_key`` (as in
-    :func:`list_halves`), the blocks dealt to the halves alternately by mass. The listing prunes as
-    it goes (letters by decreasing gain, a partial subset dropped once the positive gains left
-    cannot lift it over its floor), so its cost follows the subsets kept, not 2^(N/2). Masks are two
-    uint64 words, word h over half h's letters. Returns (first half, second half sorted by mass,
-    each letter's bit code 64 h + position), or None past 64 letters or ``MAX_HALF`` subsets a
-    half."""
+    floor. ``gain`` may be several rows (k x N) with one floor each: A is then kept only when every
+    row passes (each row a bound of its own, as the Lagrangian bounds of one value at several
+    multipliers: one row alone keeps what any other row drops). Letters of equal ``mass`` as blocks
+    of prefixes in increasing ``order_key`` (as in :func:`list_halves`), the blocks dealt to the
+    halves alternately by mass. The listing prunes as it goes (letters by decreasing gain of the
+    first row, a partial subset dropped once the positive gains left cannot lift it over its
+    floor), so its cost follows the subsets kept, not 2^(N/2). Masks are two uint64 words, word h
+    over half h's letters. Returns (first half, second half sorted by mass, each letter's bit code
+    64 h + position), or None past 64 letters or ``MAX_HALF`` subsets a half."""
+    gain = np.atleast_2d(np.asarray(gain, dtype=float))
+    floor = np.broadcast_to(np.asarray(floor, dtype=float), gain.shape[:1])
     n = mass.size
     blocks = {}
     for x in np.lexsort((np.arange(n), order_key, mass)).tolist():
@@ -94,7 +98,7 @@ def list_halves_above(mass, order_key, rows, gain, floor: float, cap: float):
     for h, d in enumerate(dealt):
         pos = np.concatenate([np.asarray(b) for b in d]) if d else np.zeros(0, np.int64)
         code[pos] = 64 * h + np.arange(pos.size)
-    up = [sum(max(_best_prefix(gain, b), 0.0) for b in d) for d in dealt]
+    up = [sum((np.maximum(_best_prefix(gain, b), 0.0) for b in d), np.zeros(gain.shape[0])) for d in dealt]
     out = []
     for h, d in enumerate(dealt):
         got = _list_above(d, rows, gain, code, floor - up[1 - h], cap)
@@ -106,35 +110,42 @@ def list_halves_above(mass, order_key, rows, gain, floor: float, cap: float):
     return a, Half(b.sums[:, order], b.masks[order]), code
 
 
-def _list_above(blocks, rows, gain, code, floor: float, cap: float) -> Half | None:
-    """One half of :func:`list_halves_above`: blocks by decreasing best prefix gain."""
-    best = np.array([_best_prefix(gain, b) for b in blocks])
-    order = np.argsort(-best, kind="stable")
+def _list_above(blocks, rows, gain, code, floor, cap: float) -> Half | None:
+    """One half of :func:`list_halves_above`: blocks by decreasing best prefix gain (first row)."""
+    best = np.array([_best_prefix(gain, b) for b in blocks]).reshape(len(blocks), gain.shape[0])
+    order = np.argsort(-best[:, 0], kind="stable")
     blocks = [blocks[i] for i in order]
-    rest = np.append(np.cumsum(np.maximum(best[order], 0.0)[::-1])[::-1], 0.0)
+    pos = np.maximum(best[order], 0.0)
+    rest = np.concatenate([np.cumsum(pos[::-1], axis=0)[::-1], np.zeros((1, gain.shape[0]))])
     k = rows.shape[0]
-    sums, g, masks = np.zeros((k, 1)), np.zeros(1), np.zeros((1, 2), np.uint64)
+    sums, g, masks = np.zeros((k, 1)), np.zeros((gain.shape[0], 1)), np.zeros((1, 2), np.uint64)
+    rows_first, dropped = np.arange(gain.shape[0]), np.zeros(gain.shape[0], np.int64)
     for i, blk in enumerate(blocks):
         bs = np.concatenate([np.zeros((k, 1)), np.cumsum(rows[:, blk], axis=1)], axis=1)
-        bg = np.concatenate([[0.0], np.cumsum(gain[blk])])
+        bg = np.concatenate([np.zeros((gain.shape[0], 1)), np.cumsum(gain[:, blk], axis=1)], axis=1)
         word = int(code[blk[0]]) // 64
         bits = np.concatenate([[0], np.cumsum([1 << (int(code[x]) % 64) for x in blk])]).astype(np.uint64)
-        # each kept subset times each prefix of the block: filter on mass and gain first, then
+        # each kept subset times each prefix of the block: filter on mass and gains first, then
         # build only the survivors' sums and masks (parent-major: the order of the full product)
-        mass = (sums[0][:, None] + bs[0][None, :]).ravel()
-        gg = (g[:, None] + bg[None, :]).ravel()
-        kept = np.flatnonzero((mass <= cap) & (gg + rest[i + 1] > floor))
+        kept = np.flatnonzero((sums[0][:, None] + bs[0][None, :]).ravel() <= cap)
+        for r in rows_first:  # each row on the survivors of the rows before it
+            parent, child = np.divmod(kept, len(blk) + 1)
+            ok = g[r][parent] + bg[r][child] + rest[i + 1, r] > floor[r]
+            dropped[r] = kept.size - np.count_nonzero(ok)
+            kept = kept[ok]
+        rows_first = np.argsort(-dropped, kind="stable")  # next block: the rows that dropped most first
         if kept.size > MAX_HALF:
             return None
         parent, child = np.divmod(kept, len(blk) + 1)
-        sums, g, masks = sums[:, parent] + bs[:, child], gg[kept], masks[parent]
+        sums, g, masks = sums[:, parent] + bs[:, child], g[:, parent] + bg[:, child], masks[parent]
         masks[:, word] |= bits[child]
     return Half(sums, masks)
 
 
-def _best_prefix(gain, block) -> float:
-    """The largest gain of a prefix of a block (its letters taken in order)."""
-    return float(np.cumsum(gain[block]).max())
+def _best_prefix(gain, block) -> np.ndarray:
+    """The largest gain of a nonempty prefix of a block (its letters taken in order), one per row
+    of ``gain`` (rows x N)."""
+    return np.cumsum(gain[:, block], axis=1).max(axis=1)
 
 
 def _list(blocks, rows) -> Half:
