@@ -53,7 +53,8 @@ import math
 import numpy as np
 
 from leakage.design.bnb import SearchResult
-from leakage.design.pricing.halves import Half, PieceMax, RangeMax, list_halves, list_halves_above, member, pair_search
+from leakage.design.pricing.halves import (Half, PieceMax, RangeMax, list_halves, list_halves_above, member, multipliers,
+                                           pair_search)
 
 #: geometric pieces of |t| per side (the innermost reaches top 2^-PIECES), and how many of the
 #: outermost bound each subset A's window alone (where the envelope changes most)
@@ -69,7 +70,7 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
     than ``collect``, best first. When they are too many to list all, the restricted halves grow
     through ``LISTED`` while the columns they find are worth less than a quarter of their bound;
     when those find none worth that (near the end of a column generation), the halves over every
-    letter are listed once more with the mass-aware filter (``_above`` at ``NU`` ratios), which keeps
+    letter are listed once more with the mass-aware filter (``_above`` at several ratios), which keeps
     far fewer subsets but costs more where it fails. None when no halves can be listed."""
     p = np.asarray(prior, dtype=float)
     w = np.asarray(duals, dtype=float)
@@ -83,7 +84,7 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
     def search(lists):
         return _search(p, m, delta, float(cap), lists, tau=tau, keep=keep, collect=collect)
 
-    lists = _above(m, delta, idx, tau, 0) if fits else None
+    lists = _above(m, delta, idx, tau, False) if fits else None
     if lists is not None:
         return search(lists)
     res = None
@@ -94,7 +95,7 @@ def box_halves(prior, duals, cap: float, *, tau: float, keep: int, collect: floa
         res = search(lists)
         if not res.exhausted or (res.found and res.best >= res.bound / 4):
             return res
-    lists = _above(m, delta, idx, tau, NU) if fits and NU else None
+    lists = _above(m, delta, idx, tau, True) if fits else None
     return search(lists) if lists is not None else res
 
 
@@ -133,7 +134,7 @@ def _search(p, m, delta, C, lists, *, tau, keep, collect) -> SearchResult:
     return SearchResult(max(res.bound, outside), found, best, res.pairs, res.exhausted or outside > tau)
 
 
-def _above(m, delta, idx, tau, ratios: int):
+def _above(m, delta, idx, tau, ratios: bool):
     """The halves over every letter that fits, each listing only the subsets that may be part of a
     vertex worth more than ``tau``. For any nu, the value of a set S at the cap with deviation t is
     sum_S m_x delta_x + G(t) = nu + e(S) + (nu t + G(t)) with e_x = m_x (delta_x - nu): with
@@ -142,15 +143,11 @@ def _above(m, delta, idx, tau, ratios: int):
     minimising the chord bound (``_lagrangian``) most letters' e_x are small and negative near an
     optimum, so few subsets pass: the meet in the middle then covers every letter, exactly.
 
-    One nu bounds sets of every mass alike. With ``ratios`` > 0 the bounds at that many quantiles of
-    the letters' ratios delta_x too, all of which a subset must pass, make the filter mass-aware (as
-    a Lagrangian bound of the mass constraint is): a large nu makes heavy sets pay for their mass, a
-    small one light sets for the mass they still need. When the duals make every letter's e_x about
-    the same, not proportional to its mass, the bound at mu alone keeps every set of many light
-    letters. Returns the lists as ``_decide`` does (nothing decided), or None when a half is too
-    large."""
+    One nu bounds sets of every mass alike; with ``ratios``, the bounds at quantiles of the letters'
+    ratios delta_x too, all of which a subset must pass (``halves.multipliers``: mass-aware).
+    Returns the lists as ``_decide`` does (nothing decided), or None when a half is too large."""
     mu, _ = _lagrangian(m, delta)
-    nu = np.concatenate([[mu], np.quantile(delta[idx], np.linspace(0.0, 1.0, ratios)) if idx.size else []])
+    nu = multipliers(mu, delta[idx] if ratios else [])
     bit = np.full(m.size, _NEVER)
     bit[idx] = 0
     env = _Envelope(m, delta, bit)
@@ -165,11 +162,6 @@ def _above(m, delta, idx, tau, ratios: int):
         return None
     a, b, code = lists
     return idx, code, idx[:0], a, b, -math.inf
-
-
-#: the letters' ratios delta_x at which ``box_halves``' last resort also bounds the sets (their
-#: quantiles, both ends included), beside the chord multiplier mu
-NU = 5
 
 
 def _decide(m, delta, idx, k):

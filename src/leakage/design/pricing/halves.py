@@ -110,6 +110,23 @@ def list_halves_above(mass, order_key, rows, gain, floor, cap: float):
     return a, Half(b.sums[:, order], b.masks[order]), code
 
 
+def multipliers(mu: float, ratios) -> np.ndarray:
+    """The multipliers at which a filter of :func:`list_halves_above` bounds the sets: ``mu`` (the
+    chord multiplier, first: it orders the listing) and ``RATIOS`` quantiles of the letters'
+    ``ratios`` (both ends included). A subset must pass the bound at each, which together are
+    mass-aware as a Lagrangian bound of the mass constraint is: a large multiplier makes heavy sets
+    pay for their mass, a small one light sets for the mass they still need. Where the duals make
+    every letter's term about the same, not proportional to its mass (a nearly flat prior near the
+    optimum), the bound at mu alone keeps every set of many light letters."""
+    ratios = np.asarray(ratios, dtype=float)
+    extra = np.quantile(ratios, np.linspace(0.0, 1.0, RATIOS)) if ratios.size else np.zeros(0)
+    return np.concatenate([[mu], extra])
+
+
+#: the quantiles of the letters' ratios at which :func:`multipliers` bounds the sets, beside mu
+RATIOS = 5
+
+
 def _list_above(blocks, rows, gain, code, floor, cap: float) -> Half | None:
     """One half of :func:`list_halves_above`: blocks by decreasing best prefix gain (first row)."""
     best = np.array([_best_prefix(gain, b) for b in blocks]).reshape(len(blocks), gain.shape[0])

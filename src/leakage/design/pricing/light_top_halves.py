@@ -21,7 +21,7 @@ import numpy as np
 
 from leakage.design.bnb import SearchResult
 from leakage.design.pricing.box_halves import _lagrangian
-from leakage.design.pricing.halves import Half, RangeMax, list_halves_above, member, window_pairs
+from leakage.design.pricing.halves import Half, RangeMax, list_halves_above, member, multipliers, window_pairs
 from leakage.design.pricing.items import greedy_pieces
 from leakage.design.pricing.light_top import _MARGIN, LightTopSearch
 
@@ -208,42 +208,50 @@ FILTER_LEVELS, FILTER_PARTS, FILTER_STEPS = 60, 16, 60
 class _Sieve:
     """Which subsets of ``letters`` (sorted positions) may be part of a set S = F | A | B that the
     cell bound leaves above ``goal``, F the other letters in S (mass ``pf``, D(F) = ``df``; ``cells``
-    knows that F holds no light letter). With ``mu`` the box's chord ratio at cap H (``box_halves``) and
-    D'(X) = sum_X (P (log H - mu) - w), D(S) = df + D'(A | B) + mu (P(S) - pf); on each piece of s the
-    cell bound with D(S) at most that (the largest mu s of the piece) is increasing in D'(A | B).
-    ``top``: the largest over the pieces at the largest D'(A | B), a bound on every such S. The
-    pieces are geometric in s - s0 (s0 = max(beta/2 + e^-eps, pf); k - 1 = e^eps (s - s_min): the
-    bound changes fastest near s_min), each cut in ``FILTER_PARTS``."""
+    knows that F holds no light letter). For any multiplier nu, with
+    D'(X) = sum_X (P (log H - nu) - w), D(S) = df + D'(A | B) + nu (P(S) - pf); on each piece of s
+    the cell bound with D(S) at most that (the largest nu s of the piece) is increasing in
+    D'(A | B), and a floor on D' (bisection) leaves every set below it at most the goal. The floors
+    are set at ``mu``, the box's chord ratio at cap H (``box_halves``), and at quantiles of the
+    letters' ratios (``halves.multipliers``), and a subset must pass every one: one nu bounds sets
+    of every mass alike, several are mass-aware. ``top``: the smallest over the multipliers of the
+    largest bound over the pieces at the largest D'(A | B), a bound on every such S. The pieces are
+    geometric in s - s0 (s0 = max(beta/2 + e^-eps, pf); k - 1 = e^eps (s - s_min): the bound
+    changes fastest near s_min), each cut in ``FILTER_PARTS``."""
 
     def __init__(self, s: LightTopSearch, letters, pf: float, df: float, mu: float, goal: float, cells,
                  top_s: float, slack: float):
         it, log_h = s.it, math.log(s.H)
         self.p, self.w, self.log_h = it.p[letters], it.w[letters], log_h
-        self.score = self.p * (log_h - mu) - self.w
+        nu = multipliers(mu, log_h - self.w / self.p)
+        self.score = self.p[None, :] * (log_h - nu[:, None]) - self.w[None, :]
         s0 = max(s.s_min, pf)
         geo = s0 + (top_s - s0) * np.exp2(-np.arange(FILTER_LEVELS + 1.0))
         geo = np.append(geo, s0)[::-1]
         edges = np.unique(np.concatenate([np.linspace(a, b, FILTER_PARTS + 1) for a, b in zip(geo[:-1], geo[1:])]))
         lo, hi = edges[:-1], edges[1:]
-        shift = df + np.maximum(mu * (lo - pf), mu * (hi - pf)) + slack
-        self.bound = lambda d: cells(lo, hi, d + shift)
+        shift = df + np.maximum(nu[:, None] * (lo - pf), nu[:, None] * (hi - pf)) + slack
+        self.bound = lambda d, k: cells(lo, hi, d + shift[k])
         self.goal, self.slack, self.cap = goal, slack, top_s - pf + 1e-12
-        self.top = self.bound(float(np.maximum(self.score, 0).sum()))
+        self.top = min(self.bound(float(np.maximum(sc, 0).sum()), k) for k, sc in enumerate(self.score))
 
     def halves(self):
-        """``list_halves_above`` of the letters above the floor: the largest D'(A | B) at which no
-        piece passes the goal (bisection), so that a set with D'(A | B) at most that is worth at
-        most the goal; None when a half would be too large."""
-        d_lo, d_hi = float(np.minimum(self.score, 0).sum()), float(np.maximum(self.score, 0).sum())
-        if self.bound(d_lo) > self.goal:
-            floor = -math.inf
-        else:
+        """``list_halves_above`` of the letters above the floors: at each multiplier the largest
+        D'(A | B) at which no piece passes the goal (bisection), so that a set with D'(A | B) at most
+        that is worth at most the goal; None when a half would be too large."""
+        floors = []
+        for k, sc in enumerate(self.score):
+            d_lo, d_hi = float(np.minimum(sc, 0).sum()), float(np.maximum(sc, 0).sum())
+            if self.bound(d_lo, k) > self.goal:
+                floors.append(-math.inf)
+                continue
             for _ in range(FILTER_STEPS):  # passes at d_hi, not at d_lo
                 mid = 0.5 * (d_lo + d_hi)
-                d_lo, d_hi = (d_lo, mid) if self.bound(mid) > self.goal else (mid, d_hi)
-            floor = d_lo
+                d_lo, d_hi = (d_lo, mid) if self.bound(mid, k) > self.goal else (mid, d_hi)
+            floors.append(d_lo)
         p, w = self.p, self.w
-        return list_halves_above(p, w, np.stack([p, p * self.log_h - w]), self.score, floor - self.slack, self.cap)
+        return list_halves_above(p, w, np.stack([p, p * self.log_h - w]), self.score, np.array(floors) - self.slack,
+                                 self.cap)
 
 
 def _coupled(search: LightTopSearch, lists, letters, code, complete: bool, cand, first, last, slack: float) -> float:
