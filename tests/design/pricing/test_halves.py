@@ -216,6 +216,43 @@ def test_halves_above_with_several_gain_rows_keep_every_set_each_row_admits():
     assert pruned >= 10
 
 
+_COUNT_GRID = (halves.COUNT_GRID, halves.COUNT_MASS)
+
+
+@pytest.mark.parametrize("grid", [(2, 2), (8, 4), _COUNT_GRID])
+def test_count_before_listing_is_a_lower_bound(grid, monkeypatch):
+    # _more_than says "more than the limit" only when the listing keeps more (its count is of sets the
+    # listing keeps), on any grid (coarse ones: where rounding a prefix's gain or mass the wrong way
+    # counts sets the listing drops), and on the default grid says it on most draws whose kept
+    # count is far above the limit: blocks of equal masses (prefixes only), gains of either sign,
+    # caps that bind or not
+    monkeypatch.setattr(halves, "COUNT_GRID", grid[0])
+    monkeypatch.setattr(halves, "COUNT_MASS", grid[1])
+    rng = np.random.default_rng(770)
+    sure = far = 0
+    for _ in range(60):
+        n = int(rng.integers(6, 15))
+        mass = rng.choice(rng.uniform(0.02, 0.5, max(2, n // 2)), n)  # repeated masses: blocks
+        gain = rng.normal(size=n) * 1e-5 - rng.uniform(0, 2e-5) * (rng.random() < 0.5)
+        floor = float(rng.uniform(-2e-4, 1e-5))
+        cap = float(rng.uniform(0.3, 4.0))
+        blocks = {}
+        for x in np.lexsort((np.arange(n), -gain, mass)).tolist():
+            blocks.setdefault(float(mass[x]), []).append(x)
+        blocks = list(blocks.values())
+        kept = 0
+        for choice in itertools.product(*[range(len(b) + 1) for b in blocks]):
+            sel = [x for b, j in zip(blocks, choice) for x in b[:j]]
+            kept += float(gain[sel].sum()) > floor and float(mass[sel].sum()) <= cap
+        for limit in (0, kept // 4, kept // 2, kept - 1, kept):
+            said = halves._more_than(blocks, mass, gain, floor, cap, limit)
+            assert not said or kept > limit
+            if limit <= kept // 4 and kept >= 16:
+                far += 1
+                sure += said
+    assert far >= 40 and (sure >= 0.8 * far or grid != _COUNT_GRID)
+
+
 def _flat_duals(rng, m, cap, p):
     """Duals at which every letter's Lagrangian term at the chord multiplier is about the same,
     not proportional to its mass (a nearly flat prior's master near its optimum): delta_x = mu0 -

@@ -10,8 +10,10 @@ the other subsets of the block never beat), sorts one half by mass, and pairs ea
 other half with the window of B whose total mass may still beat the threshold; a block maximum of
 B's scores over the window bounds A, and the pairs left are bounded by the family's own rule and
 the survivors evaluated exactly. :func:`list_halves_above` lists instead only the subsets that may
-still be part of a set above the threshold (an additive score bounds the value), and so reaches
-past 63 letters (masks of two words) where the subsets that matter are few.
+still be part of a set above the threshold (an additive score bounds the value; several scores,
+one per multiplier of the mass constraint, bound it together: :func:`multipliers`), and so reaches
+past 63 letters (masks of two words) where the subsets that matter are few. With one score, a
+count from below (:func:`_more_than`) tells before listing when a half would keep too many.
 
 :func:`pair_search` takes the subsets A by their bound, best first, and raises the threshold to
 the ``keep``-th best value met, so it stops where A's bound falls below it: the maximum is exact
@@ -99,6 +101,9 @@ def list_halves_above(mass, order_key, rows, gain, floor, cap: float):
         pos = np.concatenate([np.asarray(b) for b in d]) if d else np.zeros(0, np.int64)
         code[pos] = 64 * h + np.arange(pos.size)
     up = [sum((np.maximum(_best_prefix(gain, b), 0.0) for b in d), np.zeros(gain.shape[0])) for d in dealt]
+    if gain.shape[0] == 1 and any(_more_than(d, mass, gain[0], float(floor[0] - up[1 - h][0]), cap, MAX_HALF)
+                                  for h, d in enumerate(dealt)):
+        return None  # a half would keep too many: known before listing it (at about 2 s a failed listing)
     out = []
     for h, d in enumerate(dealt):
         got = _list_above(d, rows, gain, code, floor - up[1 - h], cap)
@@ -125,6 +130,44 @@ def multipliers(mu: float, ratios) -> np.ndarray:
 
 #: the quantiles of the letters' ratios at which :func:`multipliers` bounds the sets, beside mu
 RATIOS = 5
+
+
+def _more_than(blocks, mass, gain, floor: float, cap: float, limit: int) -> bool:
+    """Whether more than ``limit`` subsets A of the ``blocks`` (each as one of its prefixes) have
+    gain(A) > ``floor`` and mass(A) <= ``cap``, the subsets :func:`_list_above` keeps with one row of
+    gains -- decided from below only: True means surely more, False perhaps not. A count by dynamic
+    programme over (gain, mass) on grids of ``COUNT_GRID`` x ``COUNT_MASS`` cells, each prefix's gain
+    rounded down and its mass up, so that every set counted is one the listing keeps; states that
+    fall off the grid are dropped, which only lowers the count."""
+    pos = sum(max(float(_best_prefix(gain[None, :], b)[0]), 0.0) for b in blocks)
+    if not pos > floor or not blocks:
+        return False
+    unit = (pos - floor) / COUNT_GRID
+    base = math.floor(floor / unit) - COUNT_GRID  # gain cells from base (partial sums may dip below floor)
+    top = math.ceil(pos / unit)
+    if top - base > 4 * COUNT_GRID or not cap > 0:
+        return False
+    munit = cap / COUNT_MASS
+    table = np.zeros((top - base + 1, COUNT_MASS + 1))
+    table[-base, 0] = 1.0
+    for blk in blocks:
+        g = np.cumsum(gain[blk]) / unit
+        cg = np.floor(g - 1e-9 * (1.0 + np.abs(g))).astype(np.int64)  # down, past rounding
+        cm = np.ceil(np.arange(1, len(blk) + 1) * float(mass[blk[0]]) / munit * (1.0 + 1e-9)).astype(np.int64)
+        new = table.copy()
+        for dg, dm in zip(cg.tolist(), cm.tolist()):
+            if dm > COUNT_MASS:
+                break
+            g0, g1 = max(0, -dg), min(table.shape[0], table.shape[0] - dg)  # source rows that land on the grid
+            if g1 > g0:
+                new[g0 + dg:g1 + dg, dm:] += table[g0:g1, :COUNT_MASS + 1 - dm]
+        table = new
+    first = math.floor(floor / unit) + 1 - base  # gain cells k with k unit > floor
+    return float(table[max(first, 0):].sum()) > limit
+
+
+#: the grids of :func:`_more_than`: gain cells between the floor and the largest gain, mass cells up to the cap
+COUNT_GRID, COUNT_MASS = 512, 128
 
 
 def _list_above(blocks, rows, gain, code, floor, cap: float) -> Half | None:
