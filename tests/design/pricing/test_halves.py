@@ -225,7 +225,7 @@ def test_count_before_listing_is_a_lower_bound(grid, monkeypatch):
     # listing keeps), on any grid (coarse ones: where rounding a prefix's gain or mass the wrong way
     # counts sets the listing drops), and on the default grid says it on most draws whose kept
     # count is far above the limit: blocks of equal masses (prefixes only), gains of either sign,
-    # caps that bind or not
+    # caps that bind or not, floors of -inf (undecided: False) and above zero (the empty set drops)
     monkeypatch.setattr(halves, "COUNT_GRID", grid[0])
     monkeypatch.setattr(halves, "COUNT_MASS", grid[1])
     rng = np.random.default_rng(770)
@@ -234,7 +234,7 @@ def test_count_before_listing_is_a_lower_bound(grid, monkeypatch):
         n = int(rng.integers(6, 15))
         mass = rng.choice(rng.uniform(0.02, 0.5, max(2, n // 2)), n)  # repeated masses: blocks
         gain = rng.normal(size=n) * 1e-5 - rng.uniform(0, 2e-5) * (rng.random() < 0.5)
-        floor = float(rng.uniform(-2e-4, 1e-5))
+        floor = float(rng.choice([rng.uniform(-2e-4, 1e-5), -math.inf, rng.uniform(0, 1e-4)], p=[0.8, 0.1, 0.1]))
         cap = float(rng.uniform(0.3, 4.0))
         blocks = {}
         for x in np.lexsort((np.arange(n), -gain, mass)).tolist():

@@ -140,12 +140,12 @@ def _more_than(blocks, mass, gain, floor: float, cap: float, limit: int) -> bool
     rounded down and its mass up, so that every set counted is one the listing keeps; states that
     fall off the grid are dropped, which only lowers the count."""
     pos = sum(max(float(_best_prefix(gain[None, :], b)[0]), 0.0) for b in blocks)
-    if not pos > floor or not blocks:
+    if not (blocks and math.isfinite(floor) and pos > floor and cap > 0):
         return False
     unit = (pos - floor) / COUNT_GRID
-    base = math.floor(floor / unit) - COUNT_GRID  # gain cells from base (partial sums may dip below floor)
+    base = min(math.floor(floor / unit) - COUNT_GRID, 0)  # gain cells from base (partial sums may dip below floor)
     top = math.ceil(pos / unit)
-    if top - base > 4 * COUNT_GRID or not cap > 0:
+    if top - base > 4 * COUNT_GRID:
         return False
     munit = cap / COUNT_MASS
     table = np.zeros((top - base + 1, COUNT_MASS + 1))
