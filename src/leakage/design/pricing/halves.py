@@ -139,8 +139,10 @@ def _more_than(blocks, mass, gain, floor: float, cap: float, limit: int) -> bool
     programme over (gain, mass) on grids of ``COUNT_GRID`` x ``COUNT_MASS`` cells, each prefix's gain
     rounded down and its mass up, so that every set counted is one the listing keeps; states that
     fall off the grid are dropped, which only lowers the count."""
+    if math.prod(len(b) + 1 for b in blocks) <= limit:  # not even every subset is more
+        return False
     pos = sum(max(float(_best_prefix(gain[None, :], b)[0]), 0.0) for b in blocks)
-    if not (blocks and math.isfinite(floor) and pos > floor and cap > 0):
+    if not (math.isfinite(floor) and pos > floor and cap > 0):
         return False
     unit = (pos - floor) / COUNT_GRID
     base = min(math.floor(floor / unit) - COUNT_GRID, 0)  # gain cells from base (partial sums may dip below floor)

@@ -212,9 +212,9 @@ class _Sieve:
     D'(X) = sum_X (P (log H - nu) - w), D(S) = df + D'(A | B) + nu (P(S) - pf); on each piece of s
     the cell bound with D(S) at most that (the largest nu s of the piece) is increasing in
     D'(A | B), and a floor on D' (bisection) leaves every set below it at most the goal. The floors
-    are set at ``mu``, the box's chord ratio at cap H (``box_halves``), and at quantiles of the
-    letters' ratios (``halves.multipliers``), and a subset must pass every one: one nu bounds sets
-    of every mass alike, several are mass-aware. ``top``: the smallest over the multipliers of the
+    are set at ``mu``, the box's chord ratio at cap H (``box_halves``), and, when the halves above
+    that floor are too many, at quantiles of the letters' ratios too (``halves.multipliers``), and a
+    subset must pass every one: one nu bounds sets of every mass alike, several are mass-aware. ``top``: the smallest over the multipliers of the
     largest bound over the pieces at the largest D'(A | B), a bound on every such S. The pieces are
     geometric in s - s0 (s0 = max(beta/2 + e^-eps, pf); k - 1 = e^eps (s - s_min): the bound
     changes fastest near s_min), each cut in ``FILTER_PARTS``."""
@@ -236,22 +236,28 @@ class _Sieve:
         self.top = min(self.bound(float(np.maximum(sc, 0).sum()), k) for k, sc in enumerate(self.score))
 
     def halves(self):
-        """``list_halves_above`` of the letters above the floors: at each multiplier the largest
-        D'(A | B) at which no piece passes the goal (bisection), so that a set with D'(A | B) at most
-        that is worth at most the goal; None when a half would be too large."""
-        floors = []
-        for k, sc in enumerate(self.score):
-            d_lo, d_hi = float(np.minimum(sc, 0).sum()), float(np.maximum(sc, 0).sum())
-            if self.bound(d_lo, k) > self.goal:
-                floors.append(-math.inf)
-                continue
-            for _ in range(FILTER_STEPS):  # passes at d_hi, not at d_lo
-                mid = 0.5 * (d_lo + d_hi)
-                d_lo, d_hi = (d_lo, mid) if self.bound(mid, k) > self.goal else (mid, d_hi)
-            floors.append(d_lo)
+        """``list_halves_above`` of the letters above the floor at mu, and when those are too many, above
+        the floors at every multiplier: at each the largest D'(A | B) at which no piece passes the goal
+        (bisection), so that a set with D'(A | B) at most that is worth at most the goal; None when a
+        half would be too large."""
         p, w = self.p, self.w
-        return list_halves_above(p, w, np.stack([p, p * self.log_h - w]), self.score, np.array(floors) - self.slack,
-                                 self.cap)
+        rows = np.stack([p, p * self.log_h - w])
+        lists = list_halves_above(p, w, rows, self.score[:1], self._floor(0) - self.slack, self.cap)
+        if lists is not None or self.score.shape[0] == 1:
+            return lists
+        floors = np.array([self._floor(k) for k in range(self.score.shape[0])])
+        return list_halves_above(p, w, rows, self.score, floors - self.slack, self.cap)
+
+    def _floor(self, k: int) -> float:
+        """The floor of D'(A | B) at the k-th multiplier (-inf when the lowest D' passes the goal)."""
+        sc = self.score[k]
+        d_lo, d_hi = float(np.minimum(sc, 0).sum()), float(np.maximum(sc, 0).sum())
+        if self.bound(d_lo, k) > self.goal:
+            return -math.inf
+        for _ in range(FILTER_STEPS):  # passes at d_hi, not at d_lo
+            mid = 0.5 * (d_lo + d_hi)
+            d_lo, d_hi = (d_lo, mid) if self.bound(mid, k) > self.goal else (mid, d_hi)
+        return d_lo
 
 
 def _coupled(search: LightTopSearch, lists, letters, code, complete: bool, cand, first, last, slack: float) -> float:
