@@ -189,8 +189,12 @@ def _list_above(blocks, rows, gain, code, floor, cap: float) -> Half | None:
         bits = np.concatenate([[0], np.cumsum([1 << (int(code[x]) % 64) for x in blk])]).astype(np.uint64)
         # each kept subset times each prefix of the block: filter on mass and gains first, then
         # build only the survivors' sums and masks (parent-major: the order of the full product)
-        kept = np.flatnonzero((sums[0][:, None] + bs[0][None, :]).ravel() <= cap)
-        for r in rows_first:  # each row on the survivors of the rows before it
+        first = int(rows_first[0])
+        light = (sums[0][:, None] + bs[0][None, :]).ravel() <= cap
+        ok = light & ((g[first][:, None] + bg[first][None, :]).ravel() + rest[i + 1, first] > floor[first])
+        kept = np.flatnonzero(ok)
+        dropped[first] = np.count_nonzero(light) - kept.size
+        for r in rows_first[1:].tolist():  # each other row on the survivors of the rows before it
             parent, child = np.divmod(kept, len(blk) + 1)
             ok = g[r][parent] + bg[r][child] + rest[i + 1, r] > floor[r]
             dropped[r] = kept.size - np.count_nonzero(ok)
