@@ -38,10 +38,11 @@ best admissible f, membership checked) above it. Exact above ``tau``; budgets as
 Each half lists only the subsets that may still be part of a vertex worth more than ``tau``
 (``_above``): near an optimum most letters' Lagrangian terms e_x = m_x (delta_x - mu) are small and
 negative, so a subset that holds many of them cannot be, and the halves stay small where listing
-every subset would not (N = 74). Where those terms are about the same whatever the letter's mass (a nearly
-flat prior), the bound at mu alone keeps every set of many light letters; the bounds at several
-multipliers together are mass-aware (``halves.multipliers``), and are the last resort. When even the kept subsets are too many, the letters whose terms
-|e_x| are smallest are listed and the others decided (``_decide``): at the cap in every set, or never. The
+every subset would not (N = 74). Where those terms are about the same whatever the letter's mass
+(a nearly flat prior), the bound at mu alone keeps every set of many light letters; the bounds at
+several multipliers together are mass-aware (``halves.multipliers``), and are the last resort.
+When even the kept subsets are too many, the letters whose terms |e_x| are smallest are listed and
+the others decided (``_decide``): at the cap in every set, or never. The
 chord bound L(mu) = mu + sum_x max(0, m_x (delta_x - mu)) bounds every vertex; one that breaks a
 decision on a letter other than its fractional letter loses that letter's term from it. So the
 search stays exact when every decided term exceeds L(mu) - tau; otherwise its columns are true and

@@ -103,7 +103,7 @@ def list_halves_above(mass, order_key, rows, gain, floor, cap: float):
     up = [sum((np.maximum(_best_prefix(gain, b), 0.0) for b in d), np.zeros(gain.shape[0])) for d in dealt]
     if gain.shape[0] == 1 and any(_more_than(d, mass, gain[0], float(floor[0] - up[1 - h][0]), cap, MAX_HALF)
                                   for h, d in enumerate(dealt)):
-        return None  # a half would keep too many: known before listing it (at about 2 s a failed listing)
+        return None  # a half would keep too many: known before listing it (a failed listing costs seconds)
     out = []
     for h, d in enumerate(dealt):
         got = _list_above(d, rows, gain, code, floor - up[1 - h], cap)

@@ -214,10 +214,11 @@ class _Sieve:
     D'(A | B), and a floor on D' (bisection) leaves every set below it at most the goal. The floors
     are set at ``mu``, the box's chord ratio at cap H (``box_halves``), and, when the halves above
     that floor are too many, at quantiles of the letters' ratios too (``halves.multipliers``), and a
-    subset must pass every one: one nu bounds sets of every mass alike, several are mass-aware. ``top``: the smallest over the multipliers of the
-    largest bound over the pieces at the largest D'(A | B), a bound on every such S. The pieces are
-    geometric in s - s0 (s0 = max(beta/2 + e^-eps, pf); k - 1 = e^eps (s - s_min): the bound
-    changes fastest near s_min), each cut in ``FILTER_PARTS``."""
+    subset must pass every one: one nu bounds sets of every mass alike, several are mass-aware.
+    ``top``: the smallest over the multipliers of the largest bound over the pieces at the largest
+    D'(A | B), a bound on every such S. The pieces are geometric in s - s0
+    (s0 = max(beta/2 + e^-eps, pf); k - 1 = e^eps (s - s_min): the bound changes fastest near
+    s_min), each cut in ``FILTER_PARTS``."""
 
     def __init__(self, s: LightTopSearch, letters, pf: float, df: float, mu: float, goal: float, cells,
                  top_s: float, slack: float):
@@ -242,11 +243,12 @@ class _Sieve:
         half would be too large."""
         p, w = self.p, self.w
         rows = np.stack([p, p * self.log_h - w])
-        lists = list_halves_above(p, w, rows, self.score[:1], self._floor(0) - self.slack, self.cap)
+        floors = [self._floor(0)]
+        lists = list_halves_above(p, w, rows, self.score[:1], floors[0] - self.slack, self.cap)
         if lists is not None or self.score.shape[0] == 1:
             return lists
-        floors = np.array([self._floor(k) for k in range(self.score.shape[0])])
-        return list_halves_above(p, w, rows, self.score, floors - self.slack, self.cap)
+        floors += [self._floor(k) for k in range(1, self.score.shape[0])]
+        return list_halves_above(p, w, rows, self.score, np.array(floors) - self.slack, self.cap)
 
     def _floor(self, k: int) -> float:
         """The floor of D'(A | B) at the k-th multiplier (-inf when the lowest D' passes the goal)."""
