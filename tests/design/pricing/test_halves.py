@@ -635,16 +635,21 @@ def _light_top_instances(rng, draws):
         yield p, w, eps, half, best, box, max(best, 0.0, box) + 1e-7
 
 
-@pytest.mark.parametrize("seed,filtered", [(0, False), (1, False), (0, True), (1, True)])
+@pytest.mark.parametrize("seed,filtered", [(0, False), (1, False), (0, True), (1, True), (0, "ratios")])
 def test_light_top_windows_bound_the_family(seed, filtered, monkeypatch):
     # the meet-in-the-middle bound over the light-top family (S whole by its mass window, T1 relaxed)
     # holds against every light-top column, reaches max(best, box, 0) where T1 matters little, and
     # stays a bound when its budget runs out (windows never bounded set by set: these families are small).
     # ``filtered``: the halves are listed as for a prior too large to list whole, only the subsets
-    # that may be in a set the cell bound leaves above the goal
+    # that may be in a set the cell bound leaves above the goal; "ratios": as if those above the
+    # chord ratio's floor were too many too, so that every multiplier's floor filters them
     monkeypatch.setattr(light_top_halves, "MAX_COUPLED", 0)
     if filtered:
         monkeypatch.setattr(light_top.LightTopSearch, "list_halves", lambda self: None)
+    if filtered == "ratios":
+        listing = light_top_halves.list_halves_above
+        monkeypatch.setattr(light_top_halves, "list_halves_above",
+                            lambda *a: None if np.ndim(a[3]) == 2 and len(a[3]) == 1 else listing(*a))
     rng = np.random.default_rng(700 + seed)
     checked, closed = 0, 0
     for p, w, eps, half, best, box, goal in _light_top_instances(rng, 30):
