@@ -181,7 +181,6 @@ def _list_above(blocks, rows, gain, code, floor, cap: float) -> Half | None:
     rest = np.concatenate([np.cumsum(pos[::-1], axis=0)[::-1], np.zeros((1, gain.shape[0]))])
     k = rows.shape[0]
     sums, g, masks = np.zeros((k, 1)), np.zeros((gain.shape[0], 1)), np.zeros((1, 2), np.uint64)
-    rows_first, dropped = np.arange(gain.shape[0]), np.zeros(gain.shape[0], np.int64)
     for i, blk in enumerate(blocks):
         bs = np.concatenate([np.zeros((k, 1)), np.cumsum(rows[:, blk], axis=1)], axis=1)
         bg = np.concatenate([np.zeros((gain.shape[0], 1)), np.cumsum(gain[:, blk], axis=1)], axis=1)
@@ -189,17 +188,11 @@ def _list_above(blocks, rows, gain, code, floor, cap: float) -> Half | None:
         bits = np.concatenate([[0], np.cumsum([1 << (int(code[x]) % 64) for x in blk])]).astype(np.uint64)
         # each kept subset times each prefix of the block: filter on mass and gains first, then
         # build only the survivors' sums and masks (parent-major: the order of the full product)
-        first = int(rows_first[0])
-        light = (sums[0][:, None] + bs[0][None, :]).ravel() <= cap
-        ok = light & ((g[first][:, None] + bg[first][None, :]).ravel() + rest[i + 1, first] > floor[first])
-        kept = np.flatnonzero(ok)
-        dropped[first] = np.count_nonzero(light) - kept.size
-        for r in rows_first[1:].tolist():  # each other row on the survivors of the rows before it
+        mass = (sums[0][:, None] + bs[0][None, :]).ravel()
+        kept = np.flatnonzero((mass <= cap) & ((g[0][:, None] + bg[0][None, :]).ravel() + rest[i + 1, 0] > floor[0]))
+        for r in range(1, gain.shape[0]):  # each other row on the survivors of the rows before it
             parent, child = np.divmod(kept, len(blk) + 1)
-            ok = g[r][parent] + bg[r][child] + rest[i + 1, r] > floor[r]
-            dropped[r] = kept.size - np.count_nonzero(ok)
-            kept = kept[ok]
-        rows_first = np.argsort(-dropped, kind="stable")  # next block: the rows that dropped most first
+            kept = kept[g[r][parent] + bg[r][child] + rest[i + 1, r] > floor[r]]
         if kept.size > MAX_HALF:
             return None
         parent, child = np.divmod(kept, len(blk) + 1)
