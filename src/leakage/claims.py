@@ -12,7 +12,7 @@ from typing import Iterable
 
 import pandas as pd
 
-from leakage.tables import save_table
+from leakage.tables import read_table, save_table
 
 COLUMNS = ["figure", "claim", "holds", "detail"]
 
@@ -49,5 +49,5 @@ def write_claims(claims: Iterable[Claim], path: str | Path) -> pd.DataFrame:
 
 
 def read_claims(path: str | Path) -> pd.DataFrame:
-    """Read a claims CSV back, ``holds`` as strings ``true``/``false``."""
-    return pd.read_csv(path, dtype={"holds": str}, keep_default_na=False)
+    """Read a claims CSV back, ``holds`` as strings ``true``/``false`` and an empty ``detail`` as ``""``."""
+    return read_table(path, dtype={"holds": str}, na_values=[])

@@ -64,5 +64,6 @@ def save_table(table: pd.DataFrame, path: str | Path) -> Path:
 def read_table(path: str | Path, **options) -> pd.DataFrame:
     """Read a table written by :func:`save_table`: an empty field is missing (NaN), nothing else is
     (a category named ``NA`` or ``null`` stays a string). ``options`` go to ``pandas.read_csv``
-    (e.g. ``dtype``)."""
-    return pd.read_csv(path, keep_default_na=False, na_values=[""], **options)
+    (e.g. ``dtype``) and override these defaults: ``na_values=[]`` keeps empty fields as empty
+    strings (the claims' ``detail``)."""
+    return pd.read_csv(path, **{"keep_default_na": False, "na_values": [""], **options})

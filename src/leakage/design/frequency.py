@@ -37,6 +37,7 @@ import time
 from leakage.design.colgen import Budget, Solution
 from leakage.design.cone import Cone
 from leakage.design.frequency_master import MasterSolution, assemble, channel_of, solve_master
+from leakage.design.result import OptimalDesign, identity_private, verify_channel
 from leakage.design.pricing.frequency import EXHAUSTIVE_LIMIT, exhaustive_pricing, local_pricing, relaxed_bound
 from leakage.design.vertices import channel_columns, enumerate_vertices, staircase_columns
 from leakage.estimation.frequency import frequency_mse
@@ -123,16 +124,14 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
     :func:`leakage.design.optimal_mechanism`, which validates; eps > 0 there). Identity where it is
     private (value and bound 0); otherwise :func:`solve_frequency` seeded with the feasible warm
     starts' columns (``method="enumerate"``: also every vertex of a closed-form family). The
-    returned channel is verified exactly (``leakage.design.optimal._verify``); ``value`` is
+    returned channel is verified exactly (``leakage.design.result.verify_channel``); ``value`` is
     :func:`leakage.estimation.frequency.frequency_mse` of it, ``bound`` a certified lower bound."""
-    from leakage.design.optimal import OptimalDesign, _identity_private, _verify
-
     n = p.size
     base = dict(prior=p, eps=eps, beta=beta, privacy=privacy, utility="frequency_mse", tol=tol)
-    if _identity_private(p, eps, beta, privacy):
+    if identity_private(p, eps, beta, privacy):
         ch = np.eye(n)
         if not math.isinf(eps):
-            _verify(ch, p, eps, beta, privacy)
+            verify_channel(ch, p, eps, beta, privacy)
         return OptimalDesign(channel=ch, value=frequency_mse(ch, p), bound=0.0, certified=True, method="identity",
                              columns_generated=0, iterations=0, seconds=time.perf_counter() - t0,
                              columns=np.diag(1.0 / p), **base)
@@ -142,7 +141,7 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
     for entry in warm:
         ch = getattr(entry, "channel", entry)
         try:
-            _verify(ch, p, eps, beta, privacy)
+            verify_channel(ch, p, eps, beta, privacy)
         except RuntimeError as exc:
             if not isinstance(entry, np.ndarray):
                 if entry.columns.size:
@@ -163,7 +162,7 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
     if best is not None and best[1] < value:  # the master holds the seed's columns: numerics only
         ch, value = best[0], best[1]
         stats["seed_returned"] = True
-    stats["leakage"] = _verify(ch, p, eps, beta, privacy)
+    stats["leakage"] = verify_channel(ch, p, eps, beta, privacy)
     bound = sol.bound
     if value < bound <= value + 1e-9 * (1 + value):
         bound = value  # the master's value and the assembled channel's differ by rounding

@@ -17,6 +17,7 @@ The package, one idea per module:
   which cover the cone (:mod:`~leakage.design.pricing.mutual_information`), linear pricing and
   the cheap heuristic;
 * :mod:`~leakage.design.master`: the master LP and the channel it assembles;
+* :mod:`~leakage.design.result`: the result type and the exact check of a returned channel;
 * :mod:`~leakage.design.colgen`: column generation; :mod:`~leakage.design.labels`: label
   generation for linear utilities.
 
@@ -29,61 +30,24 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 
 import numpy as np
 
 from leakage.design.colgen import Budget, Solution, solve_linear, solve_mi
 from leakage.design.cone import PRIVACY, Cone
+from leakage.design.frequency import design_frequency
 from leakage.design.labels import solve_labels
 from leakage.design.polytope import design_epsilon
+from leakage.design.result import OptimalDesign, identity_private, verify_channel
 from leakage.design.vertices import channel_columns
-from leakage.estimation.uncertainty import ball_min_columns
 from leakage.measures.information import entropy, mutual_information
 from leakage.validation import check_count, check_distribution, check_scalar, check_tolerance
 
 UTILITIES = ("mutual_information", "frequency_mse")
 METHODS = ("auto", "enumerate", "colgen", "labels")
-#: largest leakage (nats) above eps that the final exact check of a returned channel tolerates
-VERIFY_TOL = 1e-9
 #: "auto" enumerates the vertices up to these N (per cone kind), and generates columns beyond
 ENUMERATE_LIMIT = {"box": 14, "ldp": 12, "small_ball": 12, "ball": 10}
-
-
-@dataclass(frozen=True)
-class OptimalDesign:
-    """An optimal mechanism with a certified upper bound on the optimum.
-
-    ``channel`` is N x M row-stochastic; ``value`` its utility (recomputed from ``channel``);
-    ``bound`` >= the optimum over all feasible channels; ``certified`` when
-    bound - value <= tol (1 + |value|) for the ``tol`` of the call. For ``utility="frequency_mse"``
-    (minimised) ``value`` is tr J^-1 - 1, ``bound`` <= the optimum, ``certified`` when
-    value - bound <= tol (1 + value), and ``gap`` is negative. ``columns``: the normalised rays
-    (N x K, P.r = 1) of the final master with positive weight, for a later ``warm_start``.
-    ``stats``: solver statistics (per-search bounds and nodes of the last pricing, and, when the
-    design is not certified, ``limited_by``: what held the bound).
-    """
-
-    channel: np.ndarray
-    value: float
-    bound: float
-    certified: bool
-    prior: np.ndarray
-    eps: float
-    beta: float
-    privacy: str
-    utility: str
-    method: str
-    columns_generated: int
-    iterations: int
-    seconds: float
-    tol: float = 1e-9
-    columns: np.ndarray = field(default_factory=lambda: np.zeros((0, 0)), repr=False)
-    stats: dict = field(default_factory=dict)
-
-    @property
-    def gap(self) -> float:
-        return float(self.bound - self.value)
 
 
 def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_information", method="auto",
@@ -145,8 +109,6 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     budget, tol = _check_budget(max_iterations, max_nodes, max_seconds, tol, t0)
     warm = _check_warm_start(warm_start, p)
     if isinstance(utility, str) and utility == "frequency_mse":
-        from leakage.design.frequency import design_frequency
-
         if eps == 0.0:
             raise ValueError("eps must be > 0 for utility='frequency_mse': at eps = 0 every private channel "
                              "has identical rows and the frequencies are not identifiable")
@@ -245,10 +207,10 @@ def _design(p, eps, beta, privacy, u, method, budget, tol, warm, t0) -> OptimalD
     n = p.size
     uname = "mutual_information" if u is None else "linear"
     base = dict(prior=p, eps=eps, beta=beta, privacy=privacy, utility=uname, tol=tol)
-    if u is None and _identity_private(p, eps, beta, privacy):
+    if u is None and identity_private(p, eps, beta, privacy):
         ch = np.eye(n)
         if not math.isinf(eps):
-            _verify(ch, p, eps, beta, privacy)
+            verify_channel(ch, p, eps, beta, privacy)
         h = entropy(p)
         return OptimalDesign(channel=ch, value=h, bound=h, certified=True, method="identity", columns_generated=0,
                              iterations=0, seconds=time.perf_counter() - t0, columns=np.diag(1.0 / p), **base)
@@ -287,7 +249,7 @@ def _design(p, eps, beta, privacy, u, method, budget, tol, warm, t0) -> OptimalD
         if best is not None and best[1] > value:  # the master holds the seed's columns: numerics only
             ch, value = best[0], best[1]
             stats["seed_returned"] = True
-    stats["leakage"] = _verify(ch, p, eps, beta, privacy)
+    stats["leakage"] = verify_channel(ch, p, eps, beta, privacy)
     bound = sol.bound
     if bound < value and bound >= value - 1e-9 * (1 + abs(value)):
         bound = value  # the master's value and the assembled channel's differ by rounding
@@ -308,7 +270,7 @@ def _seeds(cone: Cone, beta: float, warm, budget: Budget, tol: float):
     for i, entry in enumerate(warm):
         ch = entry.channel if isinstance(entry, OptimalDesign) else entry
         try:
-            _verify(ch, p, eps, beta, privacy)
+            verify_channel(ch, p, eps, beta, privacy)
         except RuntimeError as exc:
             if isinstance(entry, OptimalDesign):
                 continue  # a design that does not satisfy this constraint only lends its columns
@@ -327,40 +289,13 @@ def _seeds(cone: Cone, beta: float, warm, budget: Budget, tol: float):
         d = given[0] if given else _design(p, e, b, priv, None, "auto", replace(budget, escalate=False), tol, [],
                                            time.perf_counter())
         try:  # feasible for the ball in exact arithmetic; checked numerically here
-            _verify(d.channel, p, eps, beta, "pml")
+            verify_channel(d.channel, p, eps, beta, "pml")
         except RuntimeError:
             continue
         seeds.append((d.channel, d.value))
         stats[f"{name}_value"] = d.value
         stats[f"{name}_certified"] = d.certified
     return seeds, stats
-
-
-def _identity_private(p, eps, beta, privacy) -> bool:
-    if math.isinf(eps):
-        return True
-    if privacy == "ldp" or p.size == 1:
-        return p.size == 1
-    low = p - beta / 2.0
-    return bool(np.all(low > 0) and eps >= -math.log(low.min()))
-
-
-def _verify(channel, p, eps, beta, privacy) -> float:
-    """The channel's exact leakage (sup of PML over the ball, or the LDP ratio); RuntimeError above eps."""
-    top = channel.max(axis=0)
-    used = top > 0
-    if privacy == "ldp":
-        low = channel.min(axis=0)
-    else:
-        low = np.maximum(ball_min_columns(channel, p, beta / 2.0), 0.0)
-    with np.errstate(divide="ignore"):
-        leak = float(max(0.0, np.max(np.log(top[used] / low[used])))) if used.any() else 0.0
-    if not leak <= eps + VERIFY_TOL:
-        raise RuntimeError(
-            f"optimal_mechanism: the designed channel leaks {leak:.12g} nats > eps = {eps:.12g} "
-            f"(privacy={privacy!r}, beta={beta:.6g}); refusing to return it"
-        )
-    return leak
 
 
 __all__ = ["OptimalDesign", "optimal_mechanism", "optimal_mechanism_for_estimate"]
