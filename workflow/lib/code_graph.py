@@ -41,17 +41,24 @@ class CodeGraph:
         self.root = Path(root)
         self.package = package
         self.src = self.root / src
+        # what this graph has read, kept for its own lifetime (one DAG build): a file is parsed and
+        # its imports listed once, however many closures pass through it
         self._trees: dict[Path, ast.Module] = {}
+        self._import_lists: dict[tuple[Path, str | None], list[tuple[str, str | None]]] = {}
+        self._paths: dict[str, Path | None] = {}
 
     # ------------------------------------------------------------------ modules and files
     def path(self, module: str) -> Path | None:
         """The file of a dotted module name (``pkg/__init__.py`` for a package), or None."""
-        base = self.src.joinpath(*module.split("."))
-        if (base / "__init__.py").is_file():
-            return base / "__init__.py"
-        if base.with_suffix(".py").is_file():
-            return base.with_suffix(".py")
-        return None
+        if module not in self._paths:
+            base = self.src.joinpath(*module.split("."))
+            if (base / "__init__.py").is_file():
+                self._paths[module] = base / "__init__.py"
+            elif base.with_suffix(".py").is_file():
+                self._paths[module] = base.with_suffix(".py")
+            else:
+                self._paths[module] = None
+        return self._paths[module]
 
     def is_package(self, module: str) -> bool:
         return self.src.joinpath(*module.split("."), "__init__.py").is_file()
@@ -78,6 +85,12 @@ class CodeGraph:
 
     def _imports(self, path: Path, current: str | None = None) -> list[tuple[str, str | None]]:
         """(module, name) pairs imported by a file; ``name`` None for a whole-module import."""
+        key = (path, current)
+        if key not in self._import_lists:
+            self._import_lists[key] = self._list_imports(path, current)
+        return self._import_lists[key]
+
+    def _list_imports(self, path: Path, current: str | None) -> list[tuple[str, str | None]]:
         out = []
         for node in ast.walk(self._tree(path)):
             if isinstance(node, ast.Import):
