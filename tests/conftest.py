@@ -38,10 +38,43 @@ else:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-def pytest_terminal_summary(terminalreporter):
-    """The bad-input contract's coverage (tests/test_contract.py): how many functions and cases."""
+# The suite runs on every core (pyproject's addopts: -n auto --dist loadgroup, pytest-xdist).
+# Tests that share an expensive built copy of the pipeline (tests/miniproject.py's built_project,
+# module-scoped dry runs of the real pipeline) run on one worker, so that it is built once:
+# they are marked xdist_group(MINIPROJECT). The Snakemake and SLURM runs, the longest tests, are
+# handed out first so that no worker is left with a long test at the end.
+MINIPROJECT = "miniproject"
+_FIRST = ("slurm", "workflow")
+
+
+def pytest_collection_modifyitems(items):
+    """Tests that run the real Snakemake CLI first (stable otherwise; every worker collects the
+    same order)."""
+    items.sort(key=lambda item: not any(item.get_closest_marker(m) for m in _FIRST))
+
+
+_CONTRACT_SUMMARY: list[str] = []
+
+
+def _contract_summary() -> list[str]:
     import sys
 
-    contract = sys.modules.get("test_contract")
-    for line in getattr(contract, "SUMMARY", []):
+    return list(getattr(sys.modules.get("test_contract"), "SUMMARY", []))
+
+
+def pytest_sessionfinish(session):
+    workeroutput = getattr(session.config, "workeroutput", None)
+    if workeroutput is not None:  # an xdist worker: hand the summary to the controller
+        workeroutput["contract_summary"] = _contract_summary()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node, error):
+    _CONTRACT_SUMMARY.extend(getattr(node, "workeroutput", {}).get("contract_summary", []))
+
+
+def pytest_terminal_summary(terminalreporter):
+    """The bad-input contract's coverage (tests/test_contract.py): how many functions and cases,
+    from this process or from the xdist worker that ran it."""
+    for line in _contract_summary() + _CONTRACT_SUMMARY:
         terminalreporter.write_line(line)

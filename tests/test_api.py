@@ -51,3 +51,16 @@ def test_star_import_gives_exactly_all():
     namespace = {}
     exec("from leakage import *", namespace)
     assert sorted(n for n in namespace if not n.startswith("__")) == sorted(leakage.__all__)
+
+
+def test_importing_one_module_does_not_import_the_whole_library():
+    """The re-exports are lazy: a pipeline job that imports ``leakage.tables`` does not pay for the
+    design engine, scipy.stats or cvxpy (each job is a fresh Python process)."""
+    import subprocess
+    import sys
+
+    code = ("import sys, leakage.tables; "
+            "print(sorted(m for m in sys.modules if m.startswith(('leakage.design', 'scipy.stats', 'cvxpy'))))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]", out
+    assert leakage.optimal_mechanism.__module__ == "leakage.design.optimal"  # and the name still resolves

@@ -9,10 +9,10 @@ import shutil
 
 import pytest
 
-from conftest import ROOT
+from conftest import MINIPROJECT, ROOT
 from miniproject import FAKE_FIGURES, built_project, clone, planned_jobs, run_snakemake
 
-pytestmark = pytest.mark.workflow
+pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group(MINIPROJECT)]
 
 
 @pytest.fixture

@@ -9,9 +9,10 @@ import zipfile
 import pytest
 import yaml
 
+from conftest import MINIPROJECT
 from miniproject import FAKE_FIGURES, ROOT, built_project, clone, run_snakemake
 
-pytestmark = pytest.mark.workflow
+pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group(MINIPROJECT)]
 
 
 @pytest.fixture(scope="module")
