@@ -26,7 +26,7 @@ A job's rule is found by matching its file against the ``benchmark:`` paths of t
 
 ``render`` writes ``docs/benchmarks.md`` (the pipeline per stage, per rule and its slowest jobs)
 and ``docs/measurements/<table>.md`` for each of ``DESIGN_TABLES`` (the design engine's tables,
-included by ``docs/design-engine.md`` and ``docs/benchmarks.md``). Each table states the commit, the date and
+included by ``docs/benchmarks.md``, to which ``docs/design-engine.md`` links). Each table states the commit, the date and
 the machine of its measurement. ``tests/test_benchmark_pages.py`` checks that the committed pages
 are what the committed files give.
 """
@@ -341,18 +341,26 @@ def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
         "",
         '--8<-- "measurements/design-engine.md"',
         "",
-        "The heavy-tailed family (`python tools/design_benchmark.py --only family`; seeded Dirichlet",
-        "priors, tolerance 1e-6, certified when gap <= 1e-6 (1 + value)):",
+        "The heavy-tailed family (`python tools/design_benchmark.py --only family`): seeded Dirichlet",
+        "priors clipped at 2e-5 (not grids: the branch-and-bound searches and meets in the middle price",
+        "them), beta = beta*(1e-6) at m = 48,842, eps drawn in [0.1, 4], tolerance 1e-6, certified when",
+        "gap <= 1e-6 (1 + value); each draw on the ball, at most 300 iterations and `--seconds` (no new",
+        "iteration starts after it, so a draw stopped there depends on the machine), then under LDP with",
+        "the default budgets:",
         "",
         '--8<-- "measurements/design-family.md"',
         "",
         "Held-out draws of the same family (`--only family --seed S`, a seed not used while tuning the",
-        "engine; its `.json` names it):",
+        "engine; its `.json` names it): how the engine does on priors it was not tuned on, which is what",
+        "a user's prior is:",
         "",
         '--8<-- "measurements/design-heldout.md"',
         "",
-        "The next size (`python tools/design_benchmark.py --only stretch`): Adult's education x",
-        "marital-status, default tolerance 1e-9:",
+        "The next size (`python tools/design_benchmark.py --only stretch`, which needs the Adult CSV of",
+        "the pipeline's data stage or `ADULT_CSV`): the joint attribute education x marital-status of",
+        "Adult, its prior the cells' frequencies (a grid: the count programmes price it) and beta =",
+        "beta*(1e-6) counting every cell, as the adult-design study counts unseen categories; at eps = 1",
+        "the LDP design, route (44) and the ball's design warm-started from both, default tolerance 1e-9:",
         "",
         '--8<-- "measurements/design-stretch.md"',
         "",
