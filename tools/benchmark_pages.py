@@ -233,9 +233,14 @@ def _f(x: float, digits: int = 1) -> str:
 
 
 def _meta_line(meta: dict) -> str:
-    line = (f"Measured on commit `{meta['commit']}`, {meta['date']}, on {meta['machine']}: "
-            f"`{meta['command']}`.")  # fmt: skip
-    return line + (f" {meta['note']}" if meta.get("note") else "")
+    """The sentence saying where a measurement was made; the command is named once, also when the
+    note starts by repeating it (``--note "snakemake --cores 2 on a clean results/"``)."""
+    command, note = meta["command"], (meta.get("note") or "").strip()
+    head = f"Measured on commit `{meta['commit']}`, {meta['date']}, on {meta['machine']}: `{command}`"
+    if note.startswith(command):
+        rest = note[len(command):].strip()
+        return f"{head} {rest}".rstrip() + ("" if rest.endswith(".") else ".")
+    return f"{head}." + (f" {note}" if note else "")
 
 
 def pipeline_markdown(jobs: pd.DataFrame, meta: dict, slowest: int = 10) -> str:
@@ -326,7 +331,8 @@ def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
         "Every number on this page is computed from the measurement files in `docs/measurements/`",
         "(committed: `pipeline.csv` has one row per job of a run, `design-engine.csv` one per case of",
         "`tools/design_benchmark.py`, each with a `.json` saying where and when it was measured).",
-        "To measure again, after a full run (`snakemake --cores 2`) and `python tools/design_benchmark.py`:",
+        "To measure again, after a full run of the pipeline (its command is given with each table) and",
+        "`python tools/design_benchmark.py`:",
         "",
         "```bash",
         "python tools/benchmark_pages.py benchmarks/",
