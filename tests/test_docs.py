@@ -78,6 +78,22 @@ def _generated_parts_are_in_the_pages(site):
     assert benchmarks.count("<table>") >= 5
 
 
+def test_build_without_config_yaml_stops_with_a_clear_error(tmp_path):
+    """A checkout without config.yaml (which the pages quote) stops the build at once with a message
+    that names the file and says how to get it back, not a traceback."""
+    import shutil
+
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(DOCS, tmp_path / "docs")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    out = run.stdout + run.stderr
+    assert run.returncode != 0, out
+    assert f"{tmp_path / 'config.yaml'} is missing" in out and "git checkout -- config.yaml" in out, out
+    assert "Traceback" not in out, out
+
+
 def test_every_page_is_in_the_navigation():
     config = (ROOT / "mkdocs.yml").read_text()
     nav = set(re.findall(r":\s*(\S+\.md)\s*$", config, re.M))
