@@ -94,6 +94,23 @@ def test_build_without_config_yaml_stops_with_a_clear_error(tmp_path):
     assert "Traceback" not in out, out
 
 
+def test_design_engine_opens_with_its_loop_picture():
+    """The design-engine page shows the picture of its loop before any section, as a committed SVG that
+    is well-formed, names the loop's parts and loads nothing (no script, no link to another file)."""
+    import xml.etree.ElementTree as ET
+
+    page = (DOCS / "design-engine.md").read_text()
+    picture = re.search(r"!\[[^\]]+\]\((img/[\w-]+\.svg)\)", page)
+    assert picture and picture.start() < page.index("\n## "), "the page does not open with its picture"
+    svg = (DOCS / picture.group(1)).read_text()
+    root = ET.fromstring(svg)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    text = " ".join("".join(e.itertext()) for e in root.iter())
+    for part in ("master", "duals", "pricing", "columns", "certificate", "staircase", "light top"):
+        assert part in text, part
+    assert "<script" not in svg and "href=\"http" not in svg and "@import" not in svg
+
+
 def test_every_page_is_in_the_navigation():
     config = (ROOT / "mkdocs.yml").read_text()
     nav = set(re.findall(r":\s*(\S+\.md)\s*$", config, re.M))
@@ -206,14 +223,19 @@ def test_front_door_example_designs_verifies_and_estimates(capsys):
 
 
 def test_python_examples_run(tmp_path):
-    """Every ```python block of the site runs as written (fresh interpreter, the repository's src)."""
+    """Every ```python block of the site runs as written (fresh interpreter, the repository's src), and
+    where a ```text block follows it, that is what it prints: the numbers shown beside an example are
+    the example's own."""
     blocks = [
-        (page.relative_to(DOCS), code)
+        (page.relative_to(DOCS), m.group(1), m.group(2))
         for page in sorted(DOCS.rglob("*.md"))
-        for code in re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
+        for m in re.finditer(r"```python\n(.*?)```(?:\n\n```text\n(.*?)```)?", page.read_text(), re.S)
     ]
     assert blocks, "no python example found"
+    assert sum(shown is not None for _, _, shown in blocks) >= 5  # the design engine's worked examples
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])))
-    for page, code in blocks:
+    for page, code, shown in blocks:
         run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, f"{page}: {run.stderr[-2000:]}"
+        if shown is not None:
+            assert run.stdout.rstrip("\n") == shown.rstrip("\n"), f"{page}: the example prints\n{run.stdout}"
