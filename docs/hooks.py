@@ -8,7 +8,8 @@
   citation link instead of an unresolved cross-reference.
 * ``<!-- config.yaml: SECTION -->`` in a page becomes that section of ``config.yaml``, as it is in
   the file (comments included), in a collapsible block: the pages show the defaults without
-  keeping a copy of them (config.yaml is their one home).
+  keeping a copy of them (config.yaml is their one home). Without the file the build stops at once
+  with an error that names it and says how to get it back (no traceback).
 * MathJax ships with the site, so that formulas render without the internet: the files of the
   pinned package ``django-static-mathjax`` (MathJax 3's browser build; nothing of Django is used)
   that the TeX-to-HTML renderer loads are added to the site under ``javascripts/mathjax/``.
@@ -18,6 +19,7 @@ import html as _html
 import re
 from pathlib import Path
 
+from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 
@@ -60,9 +62,25 @@ _CONFIG_MARK = re.compile(r"^<!-- config\.yaml: ([A-Za-z0-9_-]+) -->$", re.M)
 CONFIG = Path(__file__).resolve().parents[1] / "config.yaml"
 
 
+def check_config(path: Path = CONFIG) -> None:
+    """Stop the build with a clear error when config.yaml, which the pages quote, is missing."""
+    if not path.is_file():
+        raise PluginError(
+            f"{path} is missing. The documentation quotes its sections (the defaults of every "
+            "parameter), so it cannot be built without it. Build from the root of a complete checkout "
+            "of the repository, or restore the file with `git checkout -- config.yaml`."
+        )
+
+
+def on_config(config, **kwargs):
+    check_config()
+    return config
+
+
 def config_section(name: str, path: Path = CONFIG) -> str:
     """The lines of top-level section ``name`` of config.yaml, its key line included, up to the next
     top-level key or comment (trailing blank lines dropped)."""
+    check_config(path)
     lines = path.read_text().splitlines()
     try:
         start = lines.index(f"{name}:")

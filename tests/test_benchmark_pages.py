@@ -95,9 +95,25 @@ def test_the_design_tables_are_the_files_rows(name):
         assert float(got[7]) == pytest.approx(float(want["seconds"]), abs=0.005)
     meta = json.loads((MEASUREMENTS / f"{name}.json").read_text())
     assert f"commit `{meta['commit']}`, {meta['date']}, on {meta['machine']}" in snippet
-    # both pages show the generated table (one file), and the docs type no other measurement of it
-    for page in ("design-engine.md", "benchmarks.md"):
-        assert f'--8<-- "measurements/{name}.md"' in (ROOT / "docs" / page).read_text()
+    # the benchmarks page shows the generated table (one file); the design-engine page links there
+    # and types no measurement of its own
+    assert f'--8<-- "measurements/{name}.md"' in (ROOT / "docs" / "benchmarks.md").read_text()
+    assert "benchmarks.md#design-engine" in (ROOT / "docs" / "design-engine.md").read_text()
+
+
+def test_the_measured_sentence_names_the_command_once():
+    """A note that starts with the run's command (as the pipeline's does) does not repeat it."""
+    meta = {"commit": "abc1234", "date": "2026-01-02", "machine": "a test machine", "command": "snakemake --cores 2"}
+    repeated = bp._meta_line({**meta, "note": "snakemake --cores 2 on a clean results/, alone"})
+    assert repeated == ("Measured on commit `abc1234`, 2026-01-02, on a test machine: "
+                        "`snakemake --cores 2` on a clean results/, alone.")  # fmt: skip
+    other = bp._meta_line({**meta, "note": "two runs at a time."})
+    assert other.endswith(": `snakemake --cores 2`. two runs at a time.")
+    assert bp._meta_line({**meta, "note": ""}).endswith(": `snakemake --cores 2`.")
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    for line in page.splitlines():
+        if line.startswith("Measured on commit"):
+            assert line.count("snakemake --cores") <= 1, line
 
 
 # ------------------------------------------------------------------ recording a run

@@ -8,6 +8,7 @@ import re
 import subprocess
 import sys
 
+import pytest
 import yaml
 
 from conftest import ROOT
@@ -77,6 +78,39 @@ def _generated_parts_are_in_the_pages(site):
     assert benchmarks.count("<table>") >= 5
 
 
+def test_build_without_config_yaml_stops_with_a_clear_error(tmp_path):
+    """A checkout without config.yaml (which the pages quote) stops the build at once with a message
+    that names the file and says how to get it back, not a traceback."""
+    import shutil
+
+    shutil.copy(ROOT / "mkdocs.yml", tmp_path / "mkdocs.yml")
+    shutil.copytree(DOCS, tmp_path / "docs")
+    env = dict(os.environ, NO_MKDOCS_2_WARNING="1")
+    run = subprocess.run([sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path / "site")],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)  # fmt: skip
+    out = run.stdout + run.stderr
+    assert run.returncode != 0, out
+    assert f"{tmp_path / 'config.yaml'} is missing" in out and "git checkout -- config.yaml" in out, out
+    assert "Traceback" not in out, out
+
+
+def test_design_engine_opens_with_its_loop_picture():
+    """The design-engine page shows the picture of its loop before any section, as a committed SVG that
+    is well-formed, names the loop's parts and loads nothing (no script, no link to another file)."""
+    import xml.etree.ElementTree as ET
+
+    page = (DOCS / "design-engine.md").read_text()
+    picture = re.search(r"!\[[^\]]+\]\((img/[\w-]+\.svg)\)", page)
+    assert picture and picture.start() < page.index("\n## "), "the page does not open with its picture"
+    svg = (DOCS / picture.group(1)).read_text()
+    root = ET.fromstring(svg)
+    assert root.tag == "{http://www.w3.org/2000/svg}svg"
+    text = " ".join("".join(e.itertext()) for e in root.iter())
+    for part in ("master", "duals", "pricing", "columns", "certificate", "staircase", "light top"):
+        assert part in text, part
+    assert "<script" not in svg and "href=\"http" not in svg and "@import" not in svg
+
+
 def test_every_page_is_in_the_navigation():
     config = (ROOT / "mkdocs.yml").read_text()
     nav = set(re.findall(r":\s*(\S+\.md)\s*$", config, re.M))
@@ -142,23 +176,67 @@ def _bash_blocks(text: str) -> list[str]:
 
 
 def test_getting_started_quotes_the_readme_commands():
-    """The site's getting-started page shows the README's two commands (run, test) verbatim."""
+    """The site's getting-started page shows the README's two commands (run, test) step by step: the
+    README's one-line command is the page's block with its lines joined by ``&&``."""
     readme = _bash_blocks((ROOT / "README.md").read_text())[:2]
     index = _bash_blocks((DOCS / "index.md").read_text())
     assert len(readme) == 2
     for command in readme:
-        assert command in index, f"docs/index.md lacks the README command {command!r}"
+        assert "&&" in command and "\n" not in command, command
+        steps = "\n".join(step.strip() for step in command.split("&&"))
+        assert steps in index, f"docs/index.md lacks the README command {command!r}, one step a line"
+    for block in index:  # no step is hidden past the edge of a code box
+        assert "&&" not in block and max(len(line) for line in block.splitlines()) <= 100, block
+
+
+def test_front_door_example_designs_verifies_and_estimates(capsys):
+    """The docs home's library example runs, and what it prints holds, checked with numpy alone: the
+    designed channel is 1-LDP and at least as informative as 3-ary randomized response at the same
+    eps (the optimum), its printed MI is the channel's, and the estimate lies within four standard
+    errors of the records' own histogram."""
+    import numpy as np
+
+    code = re.findall(r"```python\n(.*?)```", (DOCS / "index.md").read_text(), re.S)[0]
+    lines = code.strip().splitlines()
+    assert len(lines) <= 15 and max(map(len, lines)) <= 100, "the front door's example is short and fits its box"
+    ns: dict = {"__name__": "front_door"}
+    exec(compile(code, "docs/index.md", "exec"), ns)
+    printed = capsys.readouterr().out.splitlines()
+    channel, prior, records, est = ns["channel"], ns["prior"], ns["records"], ns["est"]
+    assert np.allclose(channel.sum(axis=1), 1.0) and (channel >= 0).all()
+    level = float(np.max(np.log(channel.max(axis=0) / channel.min(axis=0))))
+    assert level <= 1.0 + 1e-9
+
+    def mi(c):
+        joint = prior[:, None] * c
+        out = joint.sum(axis=0)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return float(np.nansum(joint * np.log(c / out[None, :])))
+
+    e = np.e
+    rr = np.full((3, 3), 1.0 / (e + 2)) + np.eye(3) * (e - 1) / (e + 2)
+    assert mi(channel) >= mi(rr) - 1e-9
+    level_shown, mi_shown = map(float, re.findall(r"[-+]?\d+\.\d+", printed[0])[:2])
+    assert level_shown == pytest.approx(level, abs=1e-4) and mi_shown == pytest.approx(mi(channel), abs=1e-4)
+    hist = np.bincount(records, minlength=3) / records.size
+    assert np.all(np.abs(est.estimate - hist) <= 4 * est.stderr) and np.all(est.stderr > 0)
+    assert " ".join(f"{v:.3f}".rstrip("0") for v in est.estimate) in " ".join(printed[1].split()), printed[1]
 
 
 def test_python_examples_run(tmp_path):
-    """Every ```python block of the site runs as written (fresh interpreter, the repository's src)."""
+    """Every ```python block of the site runs as written (fresh interpreter, the repository's src), and
+    where a ```text block follows it, that is what it prints: the numbers shown beside an example are
+    the example's own."""
     blocks = [
-        (page.relative_to(DOCS), code)
+        (page.relative_to(DOCS), m.group(1), m.group(2))
         for page in sorted(DOCS.rglob("*.md"))
-        for code in re.findall(r"```python\n(.*?)```", page.read_text(), re.S)
+        for m in re.finditer(r"```python\n(.*?)```(?:\n\n```text\n(.*?)```)?", page.read_text(), re.S)
     ]
     assert blocks, "no python example found"
+    assert sum(shown is not None for _, _, shown in blocks) >= 5  # the design engine's worked examples
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT / "src"), os.environ.get("PYTHONPATH")])))
-    for page, code in blocks:
+    for page, code, shown in blocks:
         run = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=300)
         assert run.returncode == 0, f"{page}: {run.stderr[-2000:]}"
+        if shown is not None:
+            assert run.stdout.rstrip("\n") == shown.rstrip("\n"), f"{page}: the example prints\n{run.stdout}"

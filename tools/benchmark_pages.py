@@ -26,7 +26,7 @@ A job's rule is found by matching its file against the ``benchmark:`` paths of t
 
 ``render`` writes ``docs/benchmarks.md`` (the pipeline per stage, per rule and its slowest jobs)
 and ``docs/measurements/<table>.md`` for each of ``DESIGN_TABLES`` (the design engine's tables,
-included by ``docs/design-engine.md`` and ``docs/benchmarks.md``). Each table states the commit, the date and
+included by ``docs/benchmarks.md``, to which ``docs/design-engine.md`` links). Each table states the commit, the date and
 the machine of its measurement. ``tests/test_benchmark_pages.py`` checks that the committed pages
 are what the committed files give.
 """
@@ -233,9 +233,14 @@ def _f(x: float, digits: int = 1) -> str:
 
 
 def _meta_line(meta: dict) -> str:
-    line = (f"Measured on commit `{meta['commit']}`, {meta['date']}, on {meta['machine']}: "
-            f"`{meta['command']}`.")  # fmt: skip
-    return line + (f" {meta['note']}" if meta.get("note") else "")
+    """The sentence saying where a measurement was made; the command is named once, also when the
+    note starts by repeating it (``--note "snakemake --cores 2 on a clean results/"``)."""
+    command, note = meta["command"], (meta.get("note") or "").strip()
+    head = f"Measured on commit `{meta['commit']}`, {meta['date']}, on {meta['machine']}: `{command}`"
+    if note.startswith(command):
+        rest = note[len(command):].strip()
+        return f"{head} {rest}".rstrip() + ("" if rest.endswith(".") else ".")
+    return f"{head}." + (f" {note}" if note else "")
 
 
 def pipeline_markdown(jobs: pd.DataFrame, meta: dict, slowest: int = 10) -> str:
@@ -326,7 +331,8 @@ def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
         "Every number on this page is computed from the measurement files in `docs/measurements/`",
         "(committed: `pipeline.csv` has one row per job of a run, `design-engine.csv` one per case of",
         "`tools/design_benchmark.py`, each with a `.json` saying where and when it was measured).",
-        "To measure again, after a full run (`snakemake --cores 2`) and `python tools/design_benchmark.py`:",
+        "To measure again, after a full run of the pipeline (its command is given with each table) and",
+        "`python tools/design_benchmark.py`:",
         "",
         "```bash",
         "python tools/benchmark_pages.py benchmarks/",
@@ -341,18 +347,26 @@ def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
         "",
         '--8<-- "measurements/design-engine.md"',
         "",
-        "The heavy-tailed family (`python tools/design_benchmark.py --only family`; seeded Dirichlet",
-        "priors, tolerance 1e-6, certified when gap <= 1e-6 (1 + value)):",
+        "The heavy-tailed family (`python tools/design_benchmark.py --only family`): seeded Dirichlet",
+        "priors clipped at 2e-5 (not grids: the branch-and-bound searches and meets in the middle price",
+        "them), beta = beta*(1e-6) at m = 48,842, eps drawn in [0.1, 4], tolerance 1e-6, certified when",
+        "gap <= 1e-6 (1 + value); each draw on the ball, at most 300 iterations and `--seconds` (no new",
+        "iteration starts after it, so a draw stopped there depends on the machine), then under LDP with",
+        "the default budgets:",
         "",
         '--8<-- "measurements/design-family.md"',
         "",
         "Held-out draws of the same family (`--only family --seed S`, a seed not used while tuning the",
-        "engine; its `.json` names it):",
+        "engine; its `.json` names it): how the engine does on priors it was not tuned on, which is what",
+        "a user's prior is:",
         "",
         '--8<-- "measurements/design-heldout.md"',
         "",
-        "The next size (`python tools/design_benchmark.py --only stretch`): Adult's education x",
-        "marital-status, default tolerance 1e-9:",
+        "The next size (`python tools/design_benchmark.py --only stretch`, which needs the Adult CSV of",
+        "the pipeline's data stage or `ADULT_CSV`): the joint attribute education x marital-status of",
+        "Adult, its prior the cells' frequencies (a grid: the count programmes price it) and beta =",
+        "beta*(1e-6) counting every cell, as the adult-design study counts unseen categories; at eps = 1",
+        "the LDP design, route (44) and the ball's design warm-started from both, default tolerance 1e-9:",
         "",
         '--8<-- "measurements/design-stretch.md"',
         "",

@@ -1,4 +1,7 @@
-"""Mechanism design: closed forms, the design polytopes of PML under prior uncertainty, LP design.
+"""The design engine (docs/design-engine.md): optimal mechanisms by the loop of master LP, duals,
+pricing of each vertex family and certificate, beside closed forms and one-LP design.
+
+Mechanism design: closed forms, the design polytopes of PML under prior uncertainty, LP design.
 
 ``leakage.design.polytope`` holds the closed-form mechanisms (Theorem 5, k-singular) and the
 polytope M(eps, B_beta(P̂)) as linear constraints with LP design for linear utilities.

@@ -1,4 +1,7 @@
-"""One best-first branch-and-bound skeleton for every pricing search of the design engine.
+"""The search under the pricing step (step 3) of the design loop: one best-first branch and bound
+that every family's search plugs into, resumable on a larger budget.
+
+One best-first branch-and-bound skeleton for every pricing search of the design engine.
 
 A search maximises a value over a finite family (the vertices of a polytope, here) and needs a
 certified upper bound on that maximum. It supplies three things (:class:`Search`):

@@ -1,4 +1,7 @@
-"""Column generation over the rays of the privacy cone (MI and linear utilities).
+"""The design loop itself (docs/design-engine.md, steps 1 to 5): master LP, its duals, the pricing
+of every vertex family, the new columns, and the certificate sum(w) + max(U, 0).
+
+Column generation over the rays of the privacy cone (MI and linear utilities).
 
 The design problem is the LP  max sum_r lam_r mu(r)  s.t.  sum_r lam_r r = 1, lam >= 0  over the
 extreme rays r of K normalised by P.r = 1 [saeidian-optimal-pml, Thm 6; kairouz2016]. It starts

@@ -1,4 +1,7 @@
-"""The privacy cone of the design problem, and the utility of one output column.
+"""What the design loop works in: the privacy cone K of the feasible output columns, and the
+column utility mu that the master sums.
+
+The privacy cone of the design problem, and the utility of one output column.
 
 Privacy is a condition on each output column v = channel[:, y] alone [empirical-pml, eq. (40)]:
 

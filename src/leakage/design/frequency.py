@@ -1,4 +1,7 @@
-"""Channels designed for frequency estimation: min tr J^-1 over the privacy cone, by column generation.
+"""The design loop for the utility ``"frequency_mse"``: master, duals, pricing and certificate as
+for mutual information, with a convex master and a quadratic pricing.
+
+Channels designed for frequency estimation: min tr J^-1 over the privacy cone, by column generation.
 
 The utility ``"frequency_mse"`` of :func:`leakage.design.optimal_mechanism`. With the channel
 written as weights theta_r >= 0 on normalised rays r of the cone K (P.r = 1, sum_r theta_r r = 1),

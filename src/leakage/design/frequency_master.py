@@ -1,4 +1,7 @@
-"""The master problem of the estimation design: the best channel over a given set of columns.
+"""Step 1 of the frequency-estimation design loop: the master over the columns found so far and
+its dual point (Z, w).
+
+The master problem of the estimation design: the best channel over a given set of columns.
 
 A channel is written as weights theta_r >= 0 on normalised rays r of the privacy cone (P.r = 1,
 sum_r theta_r r = 1, so channel[:, r] = theta_r r and the output distribution is q_r = theta_r).

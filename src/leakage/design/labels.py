@@ -1,4 +1,7 @@
-"""Label generation: linear utilities by the exact compact LP restricted to a growing set of labels.
+"""The design loop for linear utilities (``method="labels"``): the master is the exact compact LP
+over a growing set of labels, and every label is priced in closed form.
+
+Label generation: linear utilities by the exact compact LP restricted to a growing set of labels.
 
 Column generation over rays stalls on linear utilities (its master is a set-partitioning LP: every
 row must be covered exactly), while optimal mechanisms use few outputs. Where K has an exact

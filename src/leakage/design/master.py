@@ -1,9 +1,17 @@
-"""The master LP of column generation: max obj.lam s.t. cols lam = 1 (N rows), lam >= 0.
+"""Step 1 of the design loop: the master LP over the columns found so far, whose row duals
+(step 2) the pricing takes.
+
+The master LP of column generation: max obj.lam s.t. cols lam = 1 (N rows), lam >= 0.
 
 Its row duals w price new columns; by LP duality any upper bound U on the pricing maximum gives the
 certified bound sum(w) + max(U, 0) on the optimum over all columns, whatever the solver accuracy.
 HiGHS (``highspy``), warm-started as columns are added; on a numerical failure it is solved cold,
 then by scipy's dual simplex and interior point on the same columns.
+
+The master keeps HiGHS's default simplex strategy. The primal simplex can solve a large master
+faster, but when the master has several optimal dual vectors it returns other ones, and those
+price worse: on heavy-tailed priors the design then takes many more iterations (the duals, not
+the master's value, steer the pricing).
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Optimal privacy mechanisms: the public entry of the design engine.
+"""The design engine's entrance: it checks the inputs, picks the method and runs the design loop
+(master, duals, pricing, columns, certificate; docs/design-engine.md) to a verified channel.
+
+Optimal privacy mechanisms: the public entry of the design engine.
 
 Problem [empirical-pml, eq. (40)]: maximise a utility over all channels ``channel[x, y] = P(y|x)``
 that are eps-PML for every prior in the closed l1-ball B_beta(P) ∩ simplex [empirical-pml,

@@ -1,4 +1,7 @@
-"""Mechanism design for PML under l1 uncertainty about the prior [empirical-pml, Sec. V].
+"""Beside the design loop: closed-form mechanisms, and design for linear utilities as one LP over
+the design polytope.
+
+Mechanism design for PML under l1 uncertainty about the prior [empirical-pml, Sec. V].
 
 The designer knows an estimate P̂ and a radius beta; the mechanism must be eps-PML for every prior
 in the l1-ball B_beta(P̂) of eq. (31), i.e. lie in the polytope M(eps, B_beta(P̂)) of

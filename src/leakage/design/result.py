@@ -1,4 +1,7 @@
-"""What a design returns, and the exact check every returned channel passes.
+"""The end of the design loop: the result type and the exact privacy check that every returned
+channel passes.
+
+What a design returns, and the exact check every returned channel passes.
 
 The design engine's result type (:class:`OptimalDesign`) and its final guarantee check sit below
 both designers, :mod:`~leakage.design.optimal` (mutual information, linear utilities) and

@@ -1,4 +1,7 @@
-"""Vertices of the normalised cross-section {v in K, P.v = 1} of the privacy cone, in closed form.
+"""The vertex families of the design loop in closed form (docs/design-engine.md, the table): what a
+column of each looks like, and every vertex listed for ``method="enumerate"``.
+
+Vertices of the normalised cross-section {v in K, P.v = 1} of the privacy cone, in closed form.
 
 Families ([saeidian-optimal-pml, Thm 6] for the box, [kairouz2016] for LDP, [empirical-pml,
 App. B] for the ball's g):

@@ -1,4 +1,7 @@
-"""Exact MI pricing over a box: max { sum_x P_x r_x log r_x - w_x r_x : 0 <= r <= cap, P.r = 1 }.
+"""Prices the box family (the cap on a set, one fractional letter, 0 elsewhere) in step 3 of the
+design loop: the known prior (cap e^eps) and the ball's columns with minimum 0 (cap H).
+
+Exact MI pricing over a box: max { sum_x P_x r_x log r_x - w_x r_x : 0 <= r <= cap, P.r = 1 }.
 
 This is the pricing of the known prior (cap = e^eps, [saeidian-optimal-pml, Thm 6]: the vertices
 are lift vectors) and, with cap = H = e^eps / (1 + e^eps beta/2), of the ball's columns whose

@@ -1,4 +1,7 @@
-"""Exact box pricing by meet in the middle, for priors that are not a grid.
+"""Prices the box family by meet in the middle (step 3 of the design loop) when its branch and
+bound ran out of nodes on a prior that is not a grid.
+
+Exact box pricing by meet in the middle, for priors that are not a grid.
 
 The box pricing max { sum_x P_x r_x log r_x - w_x r_x : 0 <= r <= C, P.r = 1 } is attained at a
 lift vector: T at C, one letter f at a level r_f in [0, C], the rest 0 [saeidian-optimal-pml,

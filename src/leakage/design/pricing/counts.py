@@ -1,4 +1,7 @@
-"""Exact pricing by dynamic programming over integer counts, for empirical priors.
+"""Prices every vertex family exactly when the prior is a grid of counts (step 3 of the design
+loop; the count programmes of docs/design-engine.md).
+
+Exact pricing by dynamic programming over integer counts, for empirical priors.
 
 An empirical prior P̂ = n / m (counts n_x of m records, [empirical-pml, eq. (13)]) has every set's
 mass an integer multiple of 1/m. Every vertex family of the pricing depends on a set S only

@@ -1,4 +1,7 @@
-"""Pricing of the estimation design: max over the cone's columns of phi(r) = r^T G r + w.r.
+"""Step 3 of the frequency-estimation design loop: the best column for the quadratic pricing phi,
+over every vertex family.
+
+Pricing of the estimation design: max over the cone's columns of phi(r) = r^T G r + w.r.
 
 At a dual point (Z, w) of the master (:mod:`~leakage.design.frequency_master`), G = Z Z^T is
 positive semidefinite, so phi is convex and its maximum over the normalised cross-section

@@ -1,4 +1,7 @@
-"""Meet in the middle over the letters: the skeleton shared by the exact subset-sum pricings.
+"""The meet in the middle of the design loop's pricing (step 3), shared by the box, heavy
+two-level and light-top families on priors that are not a grid.
+
+Meet in the middle over the letters: the skeleton shared by the exact subset-sum pricings.
 
 Some pricing families are, at the duals of a nearly optimal master, subset sums: the value of a
 set S depends on its mass and on an additive score, and only sets whose mass lies in a thin window

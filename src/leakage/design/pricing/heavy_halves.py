@@ -1,4 +1,7 @@
-"""Exact pricing over the ball's heavy two-level columns by meet in the middle.
+"""Prices the ball's heavy two-level family by meet in the middle (step 3 of the design loop) when
+its branch and bound ran out of nodes on a prior that is not a grid.
+
+Exact pricing over the ball's heavy two-level columns by meet in the middle.
 
 A heavy two-level column (:class:`~leakage.design.pricing.staircase.HeavyTwoLevelSearch`) is low off
 S and H (1 + (beta/2) low) on S, s = P(S) in [beta/2, 1/H); its value is F(s) - (high - low) w(S).

@@ -1,4 +1,7 @@
-"""Cheap candidate columns for the MI pricing, tried before the exact searches.
+"""The cheap first try of step 3 of the design loop: candidate columns proposed before any exact
+search runs.
+
+Cheap candidate columns for the MI pricing, tried before the exact searches.
 
 Two-level columns over the prefixes and suffixes of the w / P order, then a local search that
 flips one letter at a time while it improves; with ``cap``, the lift vectors a short box search

@@ -1,4 +1,7 @@
-"""Items of the pricing searches: the letters in the order of their dual ratio, with groups.
+"""The letters as every search of the pricing step (step 3) sees them: in the order of their dual
+ratio, letters of equal mass grouped into blocks.
+
+Items of the pricing searches: the letters in the order of their dual ratio, with groups.
 
 Every pricing search chooses sets of letters whose value depends on a set S only through its
 mass P(S) and its dual sum w(S) (decreasing in w(S)), so the letters are taken in the order of

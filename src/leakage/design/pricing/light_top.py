@@ -1,4 +1,7 @@
-"""Exact MI pricing over the ball's three-level columns with a light top set.
+"""Prices the ball's light-top family in step 3 of the design loop, by branch and bound over
+letters and intervals of P(S).
+
+Exact MI pricing over the ball's three-level columns with a light top set.
 
 Such a column (:func:`leakage.design.vertices.light_top_column`) is h on T1 with P(T1) < beta/2,
 c on T2, 0 off S = T1 ∪ T2; the worst prior removes all of T1 and beta/2 - P(T1) of T2, so

@@ -1,4 +1,7 @@
-"""A bound on the light-top family by meet in the middle over the mass of its set S.
+"""Bounds the ball's light-top family by meet in the middle (step 3 of the design loop) before
+its branch and bound runs, on a prior that is not a grid.
+
+A bound on the light-top family by meet in the middle over the mass of its set S.
 
 Near s = P(S) = 1/H (k near 1) a light-top column (:mod:`~leakage.design.pricing.light_top`) tends
 to the box's uniform column 1_S / P(S), and its value is a subset sum in S alone: with

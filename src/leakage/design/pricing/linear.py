@@ -1,4 +1,7 @@
-"""Pricing for linear utilities: max over normalised columns of K of c[:, y] . v for every label y.
+"""Step 3 of the design loop for linear utilities: every label's best column, in closed form where
+the vertices are known.
+
+Pricing for linear utilities: max over normalised columns of K of c[:, y] . v for every label y.
 
 Closed forms where the vertices are known: the box (the greedy lift vector by c_x / P_x,
 [saeidian-optimal-pml, Thm 6]); LDP (staircases over the prefixes of the c / P order,

@@ -1,4 +1,7 @@
-"""Exact MI pricing over a whole cone: which searches cover which vertices, in which order.
+"""Step 3 of the design loop for mutual information: every vertex family's search at the master's
+duals, giving new columns and the pricing bound U of the certificate.
+
+Exact MI pricing over a whole cone: which searches cover which vertices, in which order.
 
 At the master duals w, pricing maximises f(v) = sum_x P_x v_x log v_x - w.v over the normalised
 columns of K (f is convex: the maximum is at a vertex of the cross-section). The searches:

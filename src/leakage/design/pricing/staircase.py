@@ -1,4 +1,7 @@
-"""Exact MI pricing over two-level columns: LDP staircases and the ball's heavy two-level columns.
+"""Prices the staircase family (LDP, and the ball's light sets) and the ball's heavy two-level
+family in step 3 of the design loop, by branch and bound over letters.
+
+Exact MI pricing over two-level columns: LDP staircases and the ball's heavy two-level columns.
 
 Pricing maximises f(v) = sum_x P_x v_x log v_x - w.v over normalised columns (P.v = 1); a
 two-level column (``low`` off a set S, ``high`` on S, privacy active) has levels fixed by s = P(S),
