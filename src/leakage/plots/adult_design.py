@@ -4,21 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from leakage.plots.style import color, label, new_figure
-
-#: Colours and labels of the study's methods (the shared ones for pml and ldp).
-_COLORS = {"pml_prop2": "#17becf", "rr": "#9467bd", "pml_mse": "#d62728", "ldp_mse": "#2ca02c", "oue": "#8c564b",
-           "olh": "#e377c2"}
-_LABELS = {"pml_prop2": "PML, route (44)", "rr": "randomized response", "pml_mse": "PML, MSE-optimal",
-           "ldp_mse": "LDP, MSE-optimal", "oue": "OUE", "olh": "OLH"}
-
-
-def _c(method):
-    return _COLORS.get(method) or color(method)
-
-
-def _l(method):
-    return _LABELS.get(method) or label(method)
+from leakage.plots.style import color as _c
+from leakage.plots.style import label as _l
+from leakage.plots.style import new_figure
 
 
 def _panels(n):
