@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import numpy as np
+from matplotlib.legend_handler import HandlerTuple
+from matplotlib.patches import Patch
 
 from leakage.plots.style import color, label, new_figure
 
@@ -110,13 +112,38 @@ def _curve_axes(table, settings, *, with_mi):
     ax.set_ylabel("least leakage (nats)")
     ax.set_xlim(0, (m - 1) / m * 1.02)
     ax.set_ylim(bottom=0)
+    handles, labels = ax.get_legend_handles_labels()
     if not with_mi and "eps_dp_lower" in table and table.eps_dp_lower.notna().any():
         width = float((table.eps_dp_upper - table.eps_dp_lower).max())
         lab = ("Theorem 3 bounds: equal to the exact Class III curves" if width <= BAND_TOL
-               else "Theorem 3 bounds (band; tight where not visible)")
-        ax.fill_between([], [], [], color="grey", alpha=0.35, lw=0, label=lab)
-    ax.legend(frameon=False)
+               else "Theorem 3 bounds: band in the\nset's colour (tight where not visible)")
+        banded = [name for name, rows in table.groupby("source_set", sort=False) if rows.eps_dp_lower.notna().any()]
+        swatches = tuple(Patch(color=SET_COLORS.get(name), alpha=0.35, lw=0) for name in banded)
+        handles.append(swatches)
+        labels.append(lab)
+    ax.legend(handles, labels, frameon=False, loc="upper left", bbox_to_anchor=(1.02, 1.0),
+              handler_map={tuple: HandlerTuple(ndivide=None, pad=0)})
+    if not with_mi:
+        hidden = _hidden_under(table, "class_II")
+        if hidden:
+            ax.text(1.02, 0.0, f"{', '.join(hidden)} equal Class II\nwhere not visible: Class II is\ndrawn on top of them",
+                    transform=ax.transAxes, ha="left", va="bottom", fontsize="small")
     return fig, ax, m
+
+
+def _hidden_under(table, top, tol=1e-9):
+    """The labels of the sets whose eps_dp equals ``top``'s at some D of both (drawn beneath it)."""
+    curves = table.pivot_table(index="D", columns="source_set", values="eps_dp")
+    if top not in curves:
+        return []
+    out = []
+    for name in dict.fromkeys(table.source_set):
+        if name == top or not name.startswith("class_III"):
+            continue
+        both = curves[[name, top]].dropna()
+        if len(both) and (np.abs(both[name] - both[top]) <= tol).any():
+            out.append(SET_LABELS.get(name, name))
+    return out
 
 
 def draw_dp(table, settings):

@@ -49,24 +49,30 @@ METHOD_COLORS = {
     "ss": "#637939",
     "hr": "#e7ba52",
     "exponential": "#2ca02c",
-    "geometric_dp": "#2ca02c",
+    "geometric_dp": "#7b4173",
     # worst-case-pml, the paper's colours (Figs. 2-3)
     "utility_safe": "#d62728",
     "optimal": "#1f77b4",
     # statistical-inference's optimal programs
     "average_leakage": "#6b6ecf",
     "maximum_leakage": "#bd9e39",
-    # reference series: exact values, bounds, Monte Carlo samples
+}
+
+#: Names of one mechanism, drawn alike; and methods that keep a paper's own colour (see above).
+SAME_COLOUR = ({"rr", "grr", "randomized_response"}, {"ldp", "utility_safe"}, {"pml", "optimal"})
+
+#: Colours of what is not a method: reference series (exact values, bounds, Monte Carlo samples),
+#: mi-dp fig1's levels (Lemma 1) and robust-dp-hamming's source sets. They reuse the palette
+#: (DP-like levels red, MI blue) and never share a panel with the study's methods.
+SERIES_COLORS = {
     "exact": "#000000",
     "bound": "#7f7f7f",
     "sample": "#9e9e9e",
-    # mi-dp fig1's levels (Lemma 1): DP, the KL bounds, MI-DP
     "eps_dp": "#d62728",
     "kl_relaxed": "#7f7f7f",
     "kl_bound": "#ff7f0e",
     "kl_exact": "#ff7f0e",
     "mi_dp_exact": "#1f77b4",
-    # robust-dp-hamming's source sets (Class I, II, III)
     "class_I": "#d62728",
     "class_II": "#1f77b4",
     "class_III": "#2ca02c",
@@ -126,6 +132,10 @@ METHOD_LABELS = {
 
 #: The smallest font, in points at the figure's printed size (tests/plots/test_figures.py checks it).
 MIN_FONT_PT = 8
+#: A figure is read at most this wide (inches): the text column of a docs page (about 960 px) or a
+#: landscape page. A wider figure is shrunk to it, so :func:`new_figure` scales its fonts up by
+#: width / PRINT_WIDTH_IN, and every font stays >= MIN_FONT_PT once printed.
+PRINT_WIDTH_IN = 10.0
 
 RC_PARAMS = {
     "figure.figsize": (5.0, 3.6),
@@ -144,9 +154,12 @@ RC_PARAMS = {
 }
 
 
+_FONT_KEYS = ("font.size", "axes.labelsize", "axes.titlesize", "legend.fontsize", "xtick.labelsize", "ytick.labelsize")
+
+
 def color(method: str) -> str | None:
-    """The shared colour of a method (None lets matplotlib choose)."""
-    return METHOD_COLORS.get(method)
+    """The shared colour of a method or series (None lets matplotlib choose)."""
+    return METHOD_COLORS.get(method) or SERIES_COLORS.get(method)
 
 
 def label(method: str) -> str:
@@ -164,6 +177,8 @@ def new_figure(ncols: int = 1, nrows: int = 1, **kwargs):
     plt.rcParams.update(RC_PARAMS)
     w, h = RC_PARAMS["figure.figsize"]
     kwargs.setdefault("figsize", (w * ncols, h * nrows))
+    scale = max(1.0, kwargs["figsize"][0] / PRINT_WIDTH_IN)
+    plt.rcParams.update({key: RC_PARAMS[key] * scale for key in _FONT_KEYS})
     return plt.subplots(nrows, ncols, squeeze=False, **kwargs)
 
 
