@@ -53,10 +53,21 @@ def _shared_legend(fig, handles=None, ncols=4):
                frameon=False)
 
 
-def _note(ax, text):
-    """A visible note in the panel's upper left corner (what the panel does not show)."""
-    ax.text(0.02, 0.98, text, transform=ax.transAxes, ha="left", va="top", fontsize="small",
-            bbox={"boxstyle": "round", "fc": "white", "ec": "0.6", "alpha": 0.9}, zorder=10)
+def _wrap(parts, width=48):
+    """``parts`` joined by commas, in lines of at most about ``width`` characters."""
+    lines, line = [], ""
+    for part in parts:
+        if line and len(line) + len(part) + 2 > width:
+            lines.append(line + ",")
+            line = part
+        else:
+            line = f"{line}, {part}" if line else part
+    return "\n".join(lines + [line])
+
+
+def _note(ax, title, text):
+    """The panel's title with a note under it (what the panel does not show), outside the data."""
+    ax.set_title(f"{title}\n{text}", fontsize="medium")
 
 
 def fig1(table, settings):
@@ -91,7 +102,7 @@ def fig2(table, settings):
         for z, method in enumerate(_methods(part)):
             g = part[part["method"] == method].sort_values("eps")
             main = method == _MAIN
-            ax.plot(g["eps"], g["mi"], ls=styles.get(method, "-"), marker=_m(method), ms=5 if main else 4,
+            ax.plot(g["eps"], g["mi"], ls=styles.get(method, "-"), marker=_m(method), ms=4 if main else 7,
                     mfc="none" if not main else _c(method), lw=2.4 if main else 1.3, color=_c(method),
                     zorder=3 + z, label=_l(method))
         ax.set_xscale("log")
@@ -136,12 +147,13 @@ def fig4(table, settings):
                     color=_c("pml_prop2"), label=_l("pml_prop2"), zorder=3)
         ax.errorbar(g["m"], g["mi_exact"], yerr=g["mi_exact_std"], marker=_m("pml"), ms=4, capsize=2, lw=2,
                     color=_c("pml"), label="PML, exact optimum on B_beta(P̂)", zorder=4)
-        if "prop2_feasible" in g and not g["prop2_feasible"].astype(str).str.lower().eq("true").all():
-            _note(ax, "route (44) empty at some m (eps' < 0): drawn as 0")
         ax.set_xscale("log")
         ax.set_xlabel("records m")
         ax.set_ylabel("I(X;Y) under P̂ [nats]")
         ax.set_title(f"{attribute}, eps = {g['eps'].iloc[0]:g}")
+        empty = g[g["prop2_feasible"].astype(float) < 1.0] if "prop2_feasible" in g else g.iloc[:0]
+        if len(empty):
+            _note(ax, ax.get_title(), f"route (44) empty (eps' < 0, MI 0) in some draws at m <= {int(empty['m'].max())}")
     _shared_legend(fig, ncols=2)
     return fig
 
@@ -152,23 +164,30 @@ def fig5(table, settings):
     fig, panels = _attribute_panels(table)
     everyone = _methods(table)
     for ax, attribute, part in panels:
-        shown = []
+        all_eps = sorted(set(table["eps"].astype(float)))
+        missing = {}
         for z, method in enumerate(_methods(part)):
             g = part[part["method"] == method].sort_values("eps")
             g = g[np.isfinite(g["mse"].astype(float))]
+            lacking = [e for e in all_eps if not np.isclose(g["eps"].astype(float), e).any()]
+            if lacking:
+                missing[method] = lacking
             if g.empty:
                 continue
-            shown.append(method)
             ax.plot(g["eps"], g["mse"], marker=_m(method), ms=5, mfc="none", color=_c(method), zorder=3 + z,
                     label=_l(method))
             ax.plot(g["eps"], g["mse_theory"], ls=":", color=_c(method), zorder=2)
-        absent = [m for m in everyone if m not in shown]
-        if absent:
-            _note(ax, "not shown (not identifiable:\nthe design merges categories):\n" + ", ".join(_l(m) for m in absent))
         ax.set_yscale("log")
         ax.set_xlabel("eps [nats]")
         ax.set_ylabel("MSE of the histogram")
         ax.set_title(f"{attribute}, m = {int(part['m'].iloc[0])}")
+        for method in everyone:
+            if method not in set(part["method"]):
+                missing[method] = all_eps
+        if missing:
+            parts = [_l(m) + ("" if len(e) == len(all_eps) else " (eps " + ", ".join(f"{x:g}" for x in e) + ")")
+                     for m, e in missing.items()]
+            _note(ax, ax.get_title(), "no estimate (design merges categories):\n" + _wrap(parts))
     handles = [(Line2D([], [], color=_c(m), marker=_m(m), mfc="none"), _l(m)) for m in everyone]
     handles.append((Line2D([], [], color="0.2", ls=":"), "dotted: the MSE formula"))
     _shared_legend(fig, handles, ncols=4)

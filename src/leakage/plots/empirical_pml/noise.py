@@ -98,7 +98,7 @@ def _draw_gauss(table, settings, title):
     for ax in axes[0]:
         for h, text in zip(*ax.get_legend_handles_labels()):
             entries.setdefault(text, h)
-    fig.legend(list(entries.values()), list(entries), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=4,
+    fig.legend(list(entries.values()), list(entries), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=2 * len(panels),
                frameon=False)
     fig.tight_layout()
     fig.suptitle(title, y=1.03)
