@@ -143,7 +143,7 @@ def fig4(table, settings):
     fig, panels = _attribute_panels(table)
     for ax, attribute, part in panels:
         g = part.sort_values("m")
-        ax.errorbar(g["m"], g["mi_prop2"], yerr=g["mi_prop2_std"], marker=_m("pml_prop2"), ms=4, capsize=2, ls="--",
+        ax.errorbar(g["m"], g["mi_prop2"], yerr=g["mi_prop2_std"], marker=_m("pml_prop2"), ms=7, mfc="none", capsize=2, ls="--",
                     color=_c("pml_prop2"), label=_l("pml_prop2"), zorder=3)
         ax.errorbar(g["m"], g["mi_exact"], yerr=g["mi_exact_std"], marker=_m("pml"), ms=4, capsize=2, lw=2,
                     color=_c("pml"), label="PML, exact optimum on B_beta(P̂)", zorder=4)
