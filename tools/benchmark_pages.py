@@ -382,14 +382,21 @@ def render(folder: Path = MEASUREMENTS, page: Path = PAGE) -> dict[Path, str]:
     return out
 
 
-def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("bench_dir", nargs="?", help="a complete run's benchmarks/ folder to record first")
-    parser.add_argument("--commit", help="the commit the run measured (default: the checkout of bench_dir)")
-    parser.add_argument("--machine", help="the machine it ran on (default: this one)")
-    parser.add_argument("--command", default="snakemake --cores 2", help="the command of the run")
+def page_parser(doc: str, folder: str, what: str, command: str) -> argparse.ArgumentParser:
+    """The command line of a page generator: a run's ``folder`` to record first (optional), the run's
+    ``--commit``, ``--command`` and ``--note``, and ``--check``."""
+    parser = argparse.ArgumentParser(description=doc.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument(folder, nargs="?", help=f"a complete run's {what} folder to record first")
+    parser.add_argument("--commit", help=f"the commit the run measured (default: the checkout of {folder})")
+    parser.add_argument("--command", default=command, help="the command of the run")
     parser.add_argument("--note", default="", help="conditions of the run (e.g. other jobs on the same cores)")
     parser.add_argument("--check", action="store_true", help="only compare the generated files with the committed ones")
+    return parser
+
+
+def main(argv=None) -> int:
+    parser = page_parser(__doc__, "bench_dir", "benchmarks/", "snakemake --cores 2")
+    parser.add_argument("--machine", help="the machine it ran on (default: this one)")
     args = parser.parse_args(argv)
     try:
         if args.bench_dir:
@@ -398,10 +405,15 @@ def main(argv=None) -> int:
     except (OSError, ValueError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         return 1
+    return write_pages(pages, check=args.check, tool="tools/benchmark_pages.py")
+
+
+def write_pages(pages: dict[Path, str], *, check: bool, tool: str) -> int:
+    """Write the generated pages, or with ``check`` only report the stale ones (exit status 1)."""
     stale = [p for p, text in pages.items() if not p.is_file() or p.read_text() != text]
-    if args.check:
+    if check:
         for p in stale:
-            print(f"stale: {p.relative_to(ROOT)} (run python tools/benchmark_pages.py)", file=sys.stderr)
+            print(f"stale: {p.relative_to(ROOT)} (run python {tool})", file=sys.stderr)
         return 1 if stale else 0
     for p, text in pages.items():
         p.write_text(text)

@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import numpy as np
 
-from leakage.plots.style import new_figure
+from leakage.plots.style import color, new_figure
 
 #: measure -> (legend label, line style); the papers' names for the levels.
 FIG1_SERIES = {
-    "eps_dp": (r"$\epsilon$-DP level $\epsilon$", dict(color="#d62728", ls="-")),
-    "kl_relaxed": (r"Property 1 relaxed: $\epsilon^2/2$", dict(color="#7f7f7f", ls=":")),
-    "kl_bound": (r"KL-DP bound $\epsilon\tanh(\epsilon/2)$ (Property 1)", dict(color="#ff7f0e", ls="-")),
+    "eps_dp": (r"$\epsilon$-DP level $\epsilon$", dict(color=color("eps_dp"), ls="-")),
+    "kl_relaxed": (r"Property 1 relaxed: $\epsilon^2/2$", dict(color=color("kl_relaxed"), ls=":")),
+    "kl_bound": (r"KL-DP bound $\epsilon\tanh(\epsilon/2)$ (Property 1)", dict(color=color("kl_bound"), ls="-")),
     "kl_exact": (
         "max KL between the two rows (exact)",
-        dict(color="#ff7f0e", ls="none", marker="o", ms=3, mfc="none", markevery=3),
+        dict(color=color("kl_exact"), ls="none", marker="o", ms=3, mfc="none", markevery=3),
     ),
-    "mi_dp_exact": ("MI-DP level = capacity (exact)", dict(color="#1f77b4", ls="-")),
+    "mi_dp_exact": ("MI-DP level = capacity (exact)", dict(color=color("mi_dp_exact"), ls="-")),
 }
 
 
@@ -41,14 +41,14 @@ def fig2(table, settings):
     ax = axes[0, 0]
     t = table.sort_values("eps_mi")
     eps, tight, relaxed = (t[c].to_numpy(dtype=float) for c in ("eps_mi", "delta_tight", "delta_relaxed"))
-    ax.plot(eps, tight, color="#1f77b4", label=r"tight (28): $1 - 2h^{-1}(\log 2 - \epsilon)$")
+    ax.plot(eps, tight, color=color("exact"), label=r"tight (28): $1 - 2h^{-1}(\log 2 - \epsilon)$")
     informative = relaxed < 1.0
-    ax.plot(eps[informative], relaxed[informative], color="#d62728", ls="--", label=r"relaxed (27): $\sqrt{2\epsilon}$")
+    ax.plot(eps[informative], relaxed[informative], color=color("bound"), ls="--", label=r"relaxed (27): $\sqrt{2\epsilon}$")
     if np.any(~informative):
         ax.plot(
             eps[~informative],
             np.ones(int((~informative).sum())),
-            color="#d62728",
+            color=color("bound"),
             ls=":",
             label=r"relaxed, vacuous ($\sqrt{2\epsilon} \geq 1$, clipped at 1)",
         )

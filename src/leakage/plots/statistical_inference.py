@@ -20,7 +20,7 @@ def draw_fig1(table, settings):
         t = table[table["method"] == method].sort_values("distortion")
         if t.empty:
             continue
-        ax.plot(t["distortion"], t["leakage"], marker=MARKERS[method], markersize=3,
+        ax.plot(t["distortion"], t["leakage"], marker=MARKERS[method], markersize=3, markevery=5,
                 color=color(method), label=LABELS[method])
     n, p = table["n"].iloc[0], table["p"].iloc[0]
     ax.set_xlabel(r"distortion budget $\Delta$ in $E[(Y-U)^2] \leq \Delta$ (counts$^2$)")

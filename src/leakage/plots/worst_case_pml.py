@@ -4,30 +4,37 @@ from __future__ import annotations
 
 from leakage.plots.style import color, label, new_figure
 
-_MARKERS = {"utility_safe": "o", "exponential": "s", "randomized_response": "^"}
-_MC_STYLE = {"utility_safe": "-", "exponential": "--", "randomized_response": ":"}
+from leakage.plots.style import marker
+
+#: The exact worst cases of the exponential mechanism and randomized response coincide (both at the
+#: global minimum for every eps < eps_max): line styles keep them apart.
+_EXACT_STYLE = {"utility_safe": "-", "exponential": "--", "randomized_response": ":"}
 
 
 def draw_fig1(table, settings):
-    """Minimum utility against eps: Monte Carlo minimum (markers) and exact worst case (steps)."""
-    fig, axes = new_figure()
+    """Worst-case utility against eps: the exact worst case as lines (steps), the Monte Carlo minimum
+    over ``repetitions`` draws as markers. A minimum over finitely many draws lies on or above the
+    exact worst case: it estimates it, it is not a better utility."""
+    fig, axes = new_figure(figsize=(6.0, 4.4))
     ax = axes[0, 0]
+    draws = int(settings["repetitions"])
     for name in ("utility_safe", "exponential", "randomized_response"):
         t = table[table.mechanism == name].sort_values("eps")
         if t.empty:
             continue
-        ax.plot(
-            t.eps, t.min_utility_mc, _MC_STYLE[name], marker=_MARKERS[name], markersize=3,
-            markevery=4, color=color(name), label=f"{label(name)} (Monte Carlo)",
-        )
-        ax.step(
-            t.eps, t.min_utility_exact, where="post", color=color(name), alpha=0.35, linewidth=3,
-            label=f"{label(name)} (exact)",
-        )
+        ax.step(t.eps, t.min_utility_exact, where="post", color=color(name), ls=_EXACT_STYLE[name],
+                lw=2.2 if name == "utility_safe" else 1.8, label=f"{label(name)}: exact worst case", zorder=3)
+        ax.plot(t.eps, t.min_utility_mc, ls="none", marker=marker(name), ms=3.5, mfc="none", mew=0.8,
+                color=color(name), label=f"{label(name)}: min over {draws} draws (Monte Carlo)", zorder=2)
+    floor = float(table.min_utility_exact.min())
+    others = table[table.mechanism != "utility_safe"]
+    if len(others) and (others.min_utility_exact == floor).all():
+        ax.annotate(f"exponential and randomized response: exact worst case = {floor:g} for every eps",
+                    (0.98, 0.04), xycoords="axes fraction", ha="right", va="bottom", fontsize="small")
     ax.set_xlabel(r"PML level $\varepsilon$ (nats)")
     ax.set_ylabel(r"worst-case utility $\min\, u(x, y)$")
     ax.set_title("counting query, n = %d" % int(settings["n_records"]))
-    ax.set_ylim(top=max(0.0, float(table.min_utility_mc.max())) + 2)
+    ax.set_ylim(floor - 0.08 * abs(floor) - 4, max(0.0, float(table.min_utility_mc.max())) + 2)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=2, frameon=False)
     return fig
 

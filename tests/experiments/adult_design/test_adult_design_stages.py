@@ -21,7 +21,7 @@ from leakage.measures.dp import randomized_response
 from leakage.tables import save_table
 
 from adult_design_helpers import SAMPLE, SMALL, mechanism_rows as _rows, raw_column
-from shipped_config import merged
+from shipped_config import merged, shipped
 
 
 @pytest.fixture(scope="module")
@@ -182,3 +182,12 @@ def test_design_passes_the_configured_budgets_never_a_clock(monkeypatch):
     assert seen and all(k.get("tol") == 1e-5 and k.get("max_iterations") == 7 and k.get("max_nodes") == 300
                         and k.get("max_seconds") is None for k in seen)
     assert stages.engine_budget(stages.check_settings(SMALL)["mc"]) == {k: SMALL["mc"][k] for k in stages.ENGINE_KEYS}
+
+
+def test_curve_eps_has_no_near_duplicates_and_keeps_the_config_eps():
+    # the shipped grid 0.1..4 (12 log-spaced points) holds 0.535, 1.046 and 2.045 beside 0.5, 1 and 2
+    settings = stages.check_settings(shipped("adult-design"))
+    grid = stages.curve_eps(settings)
+    assert set(settings["eps"]) <= set(grid.tolist())
+    step = np.log(settings["curve"]["eps_max"] / settings["curve"]["eps_min"]) / (settings["curve"]["n_eps"] - 1)
+    assert np.diff(np.log(grid)).min() >= step / 4

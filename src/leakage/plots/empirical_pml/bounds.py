@@ -80,16 +80,23 @@ def fig3b(table, settings):
     fig, axes = new_figure()
     ax = axes[0, 0]
     values = sorted(table["eps"].unique())
+    m_min = float(table["m"].min())
+    starts = []
     for eps, shade in zip(values, _shades(len(values))):
         part = table[table["eps"] == eps].sort_values("m")
         ax.plot(part["m"], part["eps_prime"], color=shade, label=rf"$\varepsilon$ = {eps:.3f} (log {np.exp(eps):.0f})")
         ax.axhline(eps, color=shade, ls="--", lw=1)
+        if len(part) and float(part["m"].iloc[0]) > 1.01 * m_min:
+            starts.append((float(part["m"].iloc[0]), float(part["eps_prime"].iloc[0])))
+    if starts:
+        ax.plot(*zip(*starts), ls="none", marker="|", ms=10, mew=2, color="0.2",
+                label=r"curve starts: below this m, $\beta^*(\delta)e^\varepsilon \geq 2$ (no bound)")
     ax.set_xscale("log")
     ax.set_xlabel("number of samples m")
     ax.set_ylabel(r"$\varepsilon'(\delta)$ [nats], eq. (38)")
     delta, n = settings["delta"], settings["n_symbols"]
     ax.set_title(rf"N = {n}, $\delta$ = {delta:g}; dashed: $\varepsilon$ for the estimate")
-    ax.legend(loc="upper right")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.16), ncols=2, frameon=False)
     return fig
 
 

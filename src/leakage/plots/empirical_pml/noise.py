@@ -36,7 +36,7 @@ def draw_fig4(table, settings):
                 name = f"{label(method)}, ε={eps:g}" + (f", δ={delta:.0e}" if method == "pml" else "")
                 _band(ax, g, color=color(method), ls=_LINESTYLES[i % 4], marker=_MARKERS[i % 5], label=name)
         _mi_axes(ax, feature)
-        ax.legend(ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=7)
+        ax.legend(ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16))
     fig.suptitle("Laplace mechanism on Adult: PML (b from (50)) vs LDP (b = 2/ε); mean ± std over iterations", y=1.03)
     return fig
 
@@ -70,24 +70,37 @@ def _draw_gauss(table, settings, title):
     for ax, panel in zip(axes[0], panels):
         t = table[table.panel == panel]
         ms = sorted(t[t.method == "pml"].m.dropna().unique())
+        stops = []
         for i, m in enumerate(ms):
             g = t[(t.method == "pml") & (t.m == m)].sort_values("eps_star")
             g = g[g.eps_star <= xmax]
             shade = blues(0.4 + 0.55 * i / max(1, len(ms) - 1))
             ax.plot(g.eps_star, g.delta_star, color=shade, label=f"{label('pml')}, m = {int(m):.0e}".replace("e+0", "e"))
+            if len(g) and float(g.eps_star.iloc[-1]) < 0.97 * xmax:
+                stops.append((float(g.eps_star.iloc[-1]), float(g.delta_star.iloc[-1])))
         g = t[t.method == "pldp"].sort_values("eps_star")
         ax.plot(g.eps_star, g.delta_star, color=color("pldp"), ls="--", label=label("pldp"))
         if delta2:
             ax.axhline(delta2, color="0.4", lw=0.8, ls=":", label=f"δ₂ = {delta2:g}")
+        if stops:
+            ax.plot(*zip(*stops), ls="none", marker="|", ms=10, mew=2, color="0.2",
+                    label="curve ends: beyond it β e^ε ≥ 2 (no PML guarantee)")
         ax.set_yscale("log")
         ax.set_xlim(0, xmax)
         low = min(float(t[t.method == 'pml'].delta_star.min()), delta2 or 1.0)
         ax.set_ylim(max(1e-12, 0.01 * low), 1.5)
         sigma, p_hat = t.sigma.iloc[0], t.p_hat.iloc[0]
-        ax.set_title(f"({panel}) σ = {sigma:g}, " + r"$\hat{P}_X$" + f" = ({p_hat:g}, {1 - p_hat:g})")
+        tag = f"({panel}) " if len(panels) > 1 else ""
+        ax.set_title(f"{tag}σ = {sigma:g}, " + r"$\hat{P}_X$" + f" = ({p_hat:g}, {1 - p_hat:g})")
         ax.set_xlabel("ε* [nats]")
         ax.set_ylabel("δ* (probability of failure)")
-        ax.legend(ncol=3, loc="upper center", bbox_to_anchor=(0.5, -0.16), fontsize=7)
+    entries = {}
+    for ax in axes[0]:
+        for h, text in zip(*ax.get_legend_handles_labels()):
+            entries.setdefault(text, h)
+    fig.legend(list(entries.values()), list(entries), loc="upper center", bbox_to_anchor=(0.5, 0.0), ncols=2 * len(panels),
+               frameon=False)
+    fig.tight_layout()
     fig.suptitle(title, y=1.03)
     return fig
 
