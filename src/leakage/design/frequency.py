@@ -41,12 +41,58 @@ from leakage.design.result import OptimalDesign, identity_private, verify_channe
 from leakage.design.pricing.frequency import EXHAUSTIVE_LIMIT, exhaustive_pricing, local_pricing, relaxed_bound
 from leakage.design.vertices import channel_columns, enumerate_vertices, staircase_columns
 from leakage.estimation.frequency import frequency_mse
+from leakage.mechanisms.frequency_oracles import FrequencyOracle, subset_fisher_informations
 
 
 #: master columns whose weight is below this fraction of the largest leave the master
 _DROP = 1e-12
 #: columns the pricing returns per iteration, per letter
 _KEEP = 6
+
+
+#: largest eps (nats) at which the oracle blocks enter the master (their Fisher matrices need e^eps finite)
+_BLOCK_EPS = 30.0
+#: rays drawn per unit of block weight (times N) when the blocks are replaced by rays
+_BLOCK_DRAWS = 4
+
+
+def oracle_blocks(prior, eps: float) -> np.ndarray | None:
+    """The Fisher matrices of subset selection with every subset size d = 1..N-1 [ye2018]
+    (:func:`leakage.mechanisms.frequency_oracles.subset_fisher_informations`), the whole channels
+    that enter the master as blocks: GRR is SS_1, and OUE and OLH are mixtures of the SS_d and of the
+    all-ones column (:func:`leakage.mechanisms.frequency_oracles.oracle_fisher_information`), so
+    with them the master's value is at most the best linear unbiased variance of every oracle
+    from the first iteration. Every SS_d is eps-LDP, so its rays lie in every cone of the engine
+    (LDP, and the PML box and balls, which contain the LDP cone). None for N < 3 or eps above
+    ``_BLOCK_EPS``."""
+    n = prior.size
+    if n < 3 or not eps <= _BLOCK_EPS:
+        return None
+    return subset_fisher_informations(prior, eps)[1:n]
+
+
+def affine_subset_channel(n: int, eps: float, d: int) -> np.ndarray:
+    """Subset selection [ye2018] with the d-subsets of one orbit of the affine group of GF(q),
+    q the least prime >= n: the sets {a s + b mod q : s < d} over a in GF(q)^*, b in GF(q) (with
+    multiplicity), cut to the n real letters (the q - n others never occur), each reported with
+    probability proportional to e^eps if it holds the record's value, 1 if not. The group is
+    2-transitive, so every letter lies in (q - 1) d of the q (q - 1) sets and every pair in the
+    same number: the channel is eps-LDP with rows of one normaliser and, for q = n, the same
+    probabilities p and q of containing the own value and another one as SS of size d on n
+    letters (so the same standard variance, [wang2017]) with q (q - 1) outputs at most instead of
+    C(n, d). For q > n it is SS on q letters of which q - n are never held. Identical sets merge
+    (their weights add). O(q^2 d) (n x K, K <= q (q - 1))."""
+    q = n
+    while any(q % f == 0 for f in range(2, math.isqrt(q) + 1)):
+        q += 1
+    a_, b_ = np.arange(1, q), np.arange(q)
+    sets = (a_[:, None, None] * np.arange(d)[None, None, :] + b_[None, :, None]) % q
+    sets = sets.reshape(-1, d)
+    masks = np.zeros((sets.shape[0], q), dtype=bool)
+    masks[np.arange(sets.shape[0])[:, None], sets] = True
+    masks, count = np.unique(masks[:, :n], axis=0, return_counts=True)
+    ch = count[None, :] * (1.0 + math.expm1(eps) * masks.T)
+    return ch / ch.sum(axis=1, keepdims=True)
 
 
 def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) -> Solution:
@@ -65,8 +111,9 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
     when not certified, what held the bound (``limited_by``)."""
     p, n = cone.prior, cone.n
     exact = n <= EXHAUSTIVE_LIMIT
-    cols = np.concatenate([staircase_columns(p, cone.eps, np.eye(n, dtype=bool)), start], axis=1)
+    cols = np.concatenate([staircase_columns(p, cone.eps, np.eye(n, dtype=bool)), np.ones((n, 1)), start], axis=1)
     cols = cols / (p @ cols)[None, :]
+    blocks = oracle_blocks(p, cone.eps)
     best_bound, iters, generated = 0.0, 0, 0
     limited_by = None
     history = []
@@ -74,15 +121,22 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
     while True:
         iters += 1
         try:
-            ms = solve_master(cols, ms)
+            ms = solve_master(cols, ms, blocks=blocks)
         except RuntimeError as exc:
             if iters == 1:
                 raise
             limited_by = f"master: {exc}"
             break
         theta, Z, w = ms.theta, ms.Z, ms.w
-        channel = channel_of(cols, theta)
-        value = frequency_mse(channel, p)
+        if blocks is not None and ms.block_weights.max(initial=0.0) > _DROP * max(theta.max(), ms.block_weights.max()):
+            # the oracles still carry weight: the value of the (unbuilt) mixture, for the stopping rule
+            J = (cols * theta[None, :]) @ cols.T + np.einsum("b,bij->ij", ms.block_weights, blocks)
+            channel, value = None, float(np.trace(np.linalg.inv(J))) - 1.0
+        else:
+            if blocks is not None:
+                blocks, ms = None, MasterSolution(theta, Z, w, ms.value, ms.status)
+            channel = channel_of(cols, theta)
+            value = frequency_mse(channel, p)
         G = Z @ Z.T
         base = 2.0 * float(np.trace(Z)) + float(w.sum()) - 1.0
         scale = tol * (1.0 + value)
@@ -94,10 +148,16 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
         if math.isfinite(pr.bound):
             best_bound = max(best_bound, base - pr.bound)
         history.append((value, best_bound))
-        if value - best_bound <= scale:
-            break
         final = iters >= budget.max_iterations or budget.out_of_time()
         new = pr.columns[:, pr.values > scale / 4] if pr.columns.size else pr.columns
+        if channel is None and not final and (value - best_bound <= scale or new.shape[1] == 0):
+            # converged with the oracle blocks still weighing: the rays take over (a channel must
+            # list its outputs); the master restarts from its rays' weights
+            blocks, ms = None, MasterSolution(theta, Z, w, ms.value, ms.status)
+            cols = np.concatenate([cols, cone.polish(new)], axis=1) if new.shape[1] else cols
+            continue
+        if value - best_bound <= scale:
+            break
         if final or new.shape[1] == 0:
             limited_by = "max_iterations" if final else "pricing"
             break
@@ -105,7 +165,7 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
         # the master keeps its columns of positive weight (the bound prices every vertex anyway) and
         # starts from its last iterate over them
         kept = theta > _DROP * theta.max()
-        ms = MasterSolution(theta[kept], Z, w, ms.value, ms.status)
+        ms = MasterSolution(theta[kept], Z, w, ms.value, ms.status, ms.block_weights)
         cols = np.concatenate([cols[:, kept], new], axis=1)
         generated += new.shape[1]
     if not exact and value - best_bound > scale:
@@ -115,6 +175,17 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
         limited_by = "relaxation (N > exhaustive pricing limit)"
     t, sup = assemble(cols, theta)
     stats = {"exact_pricing": exact, "pricing": pr.stats, "history": history}
+    if channel is None:
+        # the oracle blocks still weigh: block d is built as the affine-orbit subset selection of
+        # size d (a channel must list its outputs; C(N, d) is too many), rows renormalised
+        stats["block_value"] = value
+        lam = ms.block_weights
+        parts = [cols * theta[None, :]] + [lam[i] * affine_subset_channel(n, cone.eps, int(i) + 1)
+                                           for i in np.flatnonzero(lam > _DROP * lam.max())]
+        channel = np.concatenate(parts, axis=1)
+        channel = channel[:, channel.max(axis=0) > 0]
+        channel = channel / channel.sum(axis=1, keepdims=True)
+        value = frequency_mse(channel, p)
     if value - best_bound > scale:
         stats["limited_by"] = limited_by
     return Solution(channel, float(best_bound), cols[:, sup], iters, generated, stats)
@@ -155,6 +226,13 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
             pass
     if method == "enumerate":
         start.append(cone.polish(enumerate_vertices(cone)))
+    if n >= 3 and eps <= _BLOCK_EPS:
+        # subset selection of the sizes around the oracle's own, built on an affine orbit
+        # (eps-LDP, so in every cone): a feasible channel the result is never worse than
+        d0 = FrequencyOracle("ss", n, eps).subset_size
+        for d in range(max(1, d0 - 1), min(n - 1, d0 + 1) + 1):
+            ch = affine_subset_channel(n, eps, d)
+            seeds.append((ch, frequency_mse(ch, p)))
     sol = solve_frequency(cone, tol, budget, np.concatenate(start, axis=1) if start else np.zeros((n, 0)))
     ch, stats = sol.channel, dict(sol.stats)
     value = frequency_mse(ch, p)
