@@ -114,11 +114,13 @@ from leakage.mechanisms.frequency_oracles import (
     olh_hash_range,
     oracle_approximate_variance,
     oracle_estimate,
+    oracle_fisher_information,
     oracle_mse,
     oracle_perturb,
     oracle_sample_support_counts,
     oracle_support_counts,
     oracle_variance,
+    subset_fisher_informations,
 )
 
 __version__ = "0.1.0"
@@ -176,6 +178,8 @@ __all__ = [
     "oracle_approximate_variance",
     "olh_hash",
     "olh_hash_range",
+    "oracle_fisher_information",
+    "subset_fisher_informations",
     # estimation: distributions from samples, PML under their uncertainty
     "empirical_distribution",
     "beta_star",

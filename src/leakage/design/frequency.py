@@ -71,27 +71,103 @@ def oracle_blocks(prior, eps: float) -> np.ndarray | None:
     return subset_fisher_informations(prior, eps)[1:n]
 
 
-def affine_subset_channel(n: int, eps: float, d: int) -> np.ndarray:
-    """Subset selection [ye2018] with the d-subsets of one orbit of the affine group of GF(q),
-    q the least prime >= n: the sets {a s + b mod q : s < d} over a in GF(q)^*, b in GF(q) (with
-    multiplicity), cut to the n real letters (the q - n others never occur), each reported with
-    probability proportional to e^eps if it holds the record's value, 1 if not. The group is
-    2-transitive, so every letter lies in (q - 1) d of the q (q - 1) sets and every pair in the
-    same number: the channel is eps-LDP with rows of one normaliser and, for q = n, the same
-    probabilities p and q of containing the own value and another one as SS of size d on n
-    letters (so the same standard variance, [wang2017]) with q (q - 1) outputs at most instead of
-    C(n, d). For q > n it is SS on q letters of which q - n are never held. Identical sets merge
-    (their weights add). O(q^2 d) (n x K, K <= q (q - 1))."""
+#: most subsets (with multiplicity) a subset-selection channel of :func:`balanced_subset_channel` lists
+_MAX_SUBSETS = 60000
+
+
+def _is_prime(q: int) -> bool:
+    return q >= 2 and all(q % f for f in range(2, math.isqrt(q) + 1))
+
+
+def _balanced_family(n: int, d: int):
+    """A weighted family of d-subsets of n letters in which every pair of letters lies in the same
+    total weight (a 2-design), with few sets: (masks K x n, weights K), or None.
+
+    q = the largest prime <= n, the letters 0..q-1 the field GF(q) and the t = n - q others fixed
+    points. For every size s and every s-set T of fixed points, the orbit of T + {0, ..., d-s-1}
+    under the affine maps u -> a u + b of GF(q) (a != 0), each set with weight w_s. The affine
+    group is 2-transitive on GF(q) and fixes the others, so a pair of letters lies in
+    sum_s C(t, s) w_s (d-s)(d-s-1) sets if both are in GF(q), sum_s C(t-1, s-1) w_s (q-1)(d-s) if
+    one is fixed, sum_s C(t-2, s-2) w_s q (q-1) if both: the w_s >= 0 that make the three equal
+    (non-negative least squares) give the design. None when there are none or too many sets."""
+    from scipy.optimize import nnls
+
     q = n
-    while any(q % f == 0 for f in range(2, math.isqrt(q) + 1)):
-        q += 1
-    a_, b_ = np.arange(1, q), np.arange(q)
-    sets = (a_[:, None, None] * np.arange(d)[None, None, :] + b_[None, :, None]) % q
-    sets = sets.reshape(-1, d)
-    masks = np.zeros((sets.shape[0], q), dtype=bool)
-    masks[np.arange(sets.shape[0])[:, None], sets] = True
-    masks, count = np.unique(masks[:, :n], axis=0, return_counts=True)
-    ch = count[None, :] * (1.0 + math.expm1(eps) * masks.T)
+    while not _is_prime(q):
+        q -= 1
+    t = n - q
+    sizes = [s for s in range(0, min(t, d) + 1) if d - s <= q]
+    if not sizes:
+        return None
+    rows = [[math.comb(t, s) * (d - s) * (d - s - 1) for s in sizes]]
+    if t >= 1:
+        rows.append([math.comb(t - 1, s - 1) * (q - 1) * (d - s) if s >= 1 else 0 for s in sizes])
+    if t >= 2:
+        rows.append([math.comb(t - 2, s - 2) * q * (q - 1) if s >= 2 else 0 for s in sizes])
+    a = np.array(rows, dtype=float)
+    scale = a.max(axis=1, keepdims=True)
+    if np.any(scale <= 0):
+        return None
+    w, res = nnls(a / scale, 1.0 / scale.ravel())
+    if res > 1e-12 * np.linalg.norm(1.0 / scale.ravel()):
+        return None
+    used = [(s, ws) for s, ws in zip(sizes, w) if ws > 0]
+    if sum(math.comb(t, s) for s, _ in used) * q * (q - 1) > _MAX_SUBSETS:
+        return None
+    import itertools
+
+    mult, add = np.arange(1, q), np.arange(q)
+    masks, weights = [], []
+    for s, ws in used:
+        base = (mult[:, None, None] * np.arange(d - s)[None, None, :] + add[None, :, None]) % q
+        base = base.reshape(-1, d - s)
+        for fixed in itertools.combinations(range(q, n), s):
+            m = np.zeros((base.shape[0], n), dtype=bool)
+            m[np.arange(base.shape[0])[:, None], base] = True
+            m[:, list(fixed)] = True
+            masks.append(m)
+            weights.append(np.full(base.shape[0], ws))
+    return np.concatenate(masks), np.concatenate(weights)
+
+
+def balanced_subset_channel(n: int, eps: float, d: int) -> np.ndarray:
+    """Subset selection [ye2018] of size d over a weighted 2-design of d-subsets: report a set S
+    of the family with probability proportional to its weight times e^eps if it holds the
+    record's value, 1 if not. In a 2-design every letter lies in weight r and every pair in weight
+    lambda with r (d - 1) = lambda (n - 1), so a report holds its own value with probability
+    d e^eps / (d e^eps + n - d) and another given value with SS's q: the same pure protocol
+    [wang2017] with the same standard variance as SS, with at most ``_MAX_SUBSETS`` outputs
+    instead of C(n, d), and eps-LDP. The family: every d-subset when there are few enough, else
+    :func:`_balanced_family` (of the complements when d > n/2: the complements of a 2-design form
+    one). When neither exists, the affine orbit on the least prime q > n with the q - n extra
+    letters never held (SS on q letters: eps-LDP, a little worse). Identical sets merge."""
+    e = math.expm1(eps)
+    if math.comb(n, d) <= _MAX_SUBSETS:
+        import itertools
+
+        masks = np.zeros((math.comb(n, d), n), dtype=bool)
+        for i, sub in enumerate(itertools.combinations(range(n), d)):
+            masks[i, list(sub)] = True
+        weights = np.ones(masks.shape[0])
+    else:
+        small = min(d, n - d)
+        fam = _balanced_family(n, small) if small >= 2 else None
+        if fam is not None:
+            masks, weights = fam
+            if small != d:
+                masks = ~masks
+        else:
+            q = n + 1
+            while not _is_prime(q):
+                q += 1
+            mult, add = np.arange(1, q), np.arange(q)
+            sets = ((mult[:, None, None] * np.arange(d)[None, None, :] + add[None, :, None]) % q).reshape(-1, d)
+            full = np.zeros((sets.shape[0], q), dtype=bool)
+            full[np.arange(sets.shape[0])[:, None], sets] = True
+            masks, weights = full[:, :n], np.ones(sets.shape[0])
+    masks, inverse = np.unique(masks, axis=0, return_inverse=True)
+    weights = np.bincount(inverse.ravel(), weights=weights, minlength=masks.shape[0])
+    ch = weights[None, :] * (1.0 + e * masks.T)
     return ch / ch.sum(axis=1, keepdims=True)
 
 
@@ -176,11 +252,11 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
     t, sup = assemble(cols, theta)
     stats = {"exact_pricing": exact, "pricing": pr.stats, "history": history}
     if channel is None:
-        # the oracle blocks still weigh: block d is built as the affine-orbit subset selection of
-        # size d (a channel must list its outputs; C(N, d) is too many), rows renormalised
+        # the oracle blocks still weigh: block d is built as subset selection of size d over a
+        # 2-design (a channel must list its outputs; C(N, d) is too many), rows renormalised
         stats["block_value"] = value
         lam = ms.block_weights
-        parts = [cols * theta[None, :]] + [lam[i] * affine_subset_channel(n, cone.eps, int(i) + 1)
+        parts = [cols * theta[None, :]] + [lam[i] * balanced_subset_channel(n, cone.eps, int(i) + 1)
                                            for i in np.flatnonzero(lam > _DROP * lam.max())]
         channel = np.concatenate(parts, axis=1)
         channel = channel[:, channel.max(axis=0) > 0]
@@ -227,11 +303,11 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
     if method == "enumerate":
         start.append(cone.polish(enumerate_vertices(cone)))
     if n >= 3 and eps <= _BLOCK_EPS:
-        # subset selection of the sizes around the oracle's own, built on an affine orbit
+        # subset selection of the sizes around the oracle's own, over a 2-design
         # (eps-LDP, so in every cone): a feasible channel the result is never worse than
         d0 = FrequencyOracle("ss", n, eps).subset_size
         for d in range(max(1, d0 - 1), min(n - 1, d0 + 1) + 1):
-            ch = affine_subset_channel(n, eps, d)
+            ch = balanced_subset_channel(n, eps, d)
             seeds.append((ch, frequency_mse(ch, p)))
     sol = solve_frequency(cone, tol, budget, np.concatenate(start, axis=1) if start else np.zeros((n, 0)))
     ch, stats = sol.channel, dict(sol.stats)
