@@ -7,10 +7,10 @@ import numpy as np
 from leakage.plots.style import color, label, new_figure
 
 #: Colours and labels of the study's methods (the shared ones for pml and ldp).
-_COLORS = {"pml_prop2": "#17becf", "rr": "#9467bd", "pml_mse": "#d62728", "ldp_mse": "#2ca02c", "oue": "#8c564b",
+_COLORS = {"pml_prop2": "#17becf", "rr": "#9467bd", "pml_mse": "#d62728", "ldp_mse": "#2ca02c", "oue": "#8c564b", "ss": "#bcbd22",
            "olh": "#e377c2"}
 _LABELS = {"pml_prop2": "PML, route (44)", "rr": "randomized response", "pml_mse": "PML, MSE-optimal",
-           "ldp_mse": "LDP, MSE-optimal", "oue": "OUE", "olh": "OLH"}
+           "ldp_mse": "LDP, MSE-optimal", "oue": "OUE", "olh": "OLH", "ss": "SS"}
 
 
 def _c(method):
@@ -113,10 +113,15 @@ def fig5(table, settings):
             g = g.sort_values("eps")
             ax.plot(g["eps"], g["mse"], marker="o", ms=3, color=_c(method), label=_l(method))
             ax.plot(g["eps"], g["mse_theory"], ls=":", color=_c(method))
+            if "mse_bound" in g and g["mse_bound"].notna().any():  # the engine's lower bound; x: uncertified
+                ax.plot(g["eps"], g["mse_bound"].where(g["mse_bound"] > 0), ls="none", marker="_", ms=9,
+                        color=_c(method))
+                unc = g[g["certified"].astype(str).str.lower() != "true"]
+                ax.plot(unc["eps"], unc["mse_theory"], ls="none", marker="x", ms=6, color=_c(method))
         ax.set_yscale("log")
         ax.set_xlabel("eps [nats]")
         ax.set_ylabel("MSE of the histogram (sum over categories)")
-        ax.set_title(f"{attribute}, m = {int(part['m'].iloc[0])} (dotted: formula)")
+        ax.set_title(f"{attribute}, m = {int(part['m'].iloc[0])} (dotted: formula; -: bound; x: uncertified)")
         ax.legend(fontsize=6)
     fig.tight_layout()
     return fig
