@@ -64,9 +64,12 @@ _SEEDS = {"pml_mse": ("pml", "pml_prop2", "ldp", "rr"), "ldp_mse": ("ldp", "rr")
 ESTIMATE_COLUMNS = ["attribute", "category", "estimate", "stderr", "lower", "upper", "true_frequency", "true_count",
                     "method", "eps", "m", "identifiable"]
 FREQUENCY_COLUMNS = ["attribute", "method", "eps", "m", "mse", "mse_theory", "coverage", "repetitions", "mse_stderr",
-                     "mse_bound", "certified"]
+                     "mse_bound", "certified", "intervals"]
 #: The confidence level of the intervals (the estimator's default).
 CONFIDENCE = 0.95
+#: A standard error at or below this is a category the channel releases exactly (its interval is the
+#: estimate up to rounding and always holds the truth): not counted in ``coverage``.
+EXACT_STDERR = 1e-12
 
 
 def _rows(mechanisms: pd.DataFrame, attribute: str, method: str, eps: float) -> pd.DataFrame:
@@ -182,7 +185,9 @@ def frequency_comparison(priors: pd.DataFrame, mechanisms: pd.DataFrame, attribu
     (sample standard deviation / sqrt(repetitions)), ``mse_theory`` the formula
     (:func:`leakage.estimation.frequency.frequency_mse` for the channels, the oracles'
     :func:`~leakage.mechanisms.frequency_oracles.oracle_mse`), ``coverage`` the fraction of the
-    repetitions' 95 % intervals (all categories) that cover f_x; for the estimation designs
+    repetitions' 95 % intervals that cover f_x, over the ``intervals`` (repetition, category) pairs
+    whose standard error is above ``EXACT_STDERR`` (a category released exactly is known, not
+    estimated: its interval holds it by construction; 1.0 when there is none); for the estimation designs
     ``mse_bound`` the engine's certified lower bound on the formula (its bound on tr J^-1 - 1 for
     the design prior, over m) and ``certified`` whether the design is certified optimal (nan and
     empty for the other methods)."""
@@ -205,16 +210,19 @@ def frequency_comparison(priors: pd.DataFrame, mechanisms: pd.DataFrame, attribu
                 if channel is None or not identifiable(channel):
                     continue  # infeasible (pml_prop2) or not decodable (an MI design merging categories)
                 theory, draw = frequency_mse(channel, f, m), (lambda c=channel: _channel_release(c, counts, rng))
-            err, cover = np.empty(reps), 0
+            err, cover, intervals = np.empty(reps), 0, 0
             for r in range(reps):
                 est = draw()
                 err[r] = float(np.sum((est.estimate - f) ** 2))
-                cover += int(np.sum((est.lower <= f) & (f <= est.upper)))
+                random = est.stderr > EXACT_STDERR
+                cover += int(np.sum((est.lower <= f) & (f <= est.upper) & random))
+                intervals += int(random.sum())
             bound, certified = _certificate(mechanisms, attribute, method, eps, m)
             rows.append({"attribute": attribute, "method": method, "eps": eps, "m": m, "mse": float(err.mean()),
-                         "mse_theory": float(theory), "coverage": cover / (reps * n), "repetitions": reps,
+                         "mse_theory": float(theory), "coverage": cover / intervals if intervals else 1.0,
+                         "repetitions": reps,
                          "mse_stderr": float(err.std(ddof=1) / math.sqrt(reps)) if reps > 1 else math.inf,
-                         "mse_bound": bound, "certified": certified})
+                         "mse_bound": bound, "certified": certified, "intervals": intervals})
     return pd.DataFrame(rows, columns=FREQUENCY_COLUMNS)
 
 
