@@ -223,6 +223,7 @@ def test_never_worse_than_an_oracle_at_n_42(eps, seed):
     p = _dirichlet_prior(n, seed)
     d = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", tol=1e-6, max_iterations=1)
     assert ldp_epsilon(d.channel) <= eps + 1e-9
+    assert 0 < d.bound <= d.value  # the semidefinite relaxation of the pricing (not certified within tol)
     assert d.value == pytest.approx(frequency_mse(d.channel, p), rel=1e-12)
     for name, var in _oracle_variances(n, eps, p).items():
         assert d.value <= var, name
@@ -247,3 +248,22 @@ def test_balanced_subset_channel_is_subset_selection(n, d, eps):
     q = d * ((d - 1) * E + n - d) / ((n - 1) * (d * E + n - d))
     np.testing.assert_allclose(np.diag(support), p, rtol=1e-11)
     np.testing.assert_allclose(support[~np.eye(n, dtype=bool)], q, rtol=1e-11)
+
+
+@pytest.mark.parametrize("n, eps, seed", [(6, 1.0, 1), (10, 0.5, 2), (12, 2.0, 3)])
+def test_ldp_sdp_bound_bounds_the_exhaustive_pricing(n, eps, seed):
+    """The doubly nonnegative relaxation bounds max phi over every staircase (enumerated by the
+    exhaustive pricing) at the master's dual and at the w it chooses itself."""
+    from leakage.design.frequency import oracle_blocks
+    from leakage.design.frequency_master import solve_master
+    from leakage.design.pricing.frequency import exhaustive_pricing, ldp_best_weights, ldp_sdp_bound
+    from leakage.design.vertices import staircase_columns
+
+    p = _dirichlet_prior(n, seed)
+    cone = Cone.of(p, eps, 0.0, "ldp")
+    ms = solve_master(staircase_columns(p, eps, np.eye(n, dtype=bool)), blocks=oracle_blocks(p, eps))
+    G = ms.Z @ ms.Z.T
+    for w in (ms.w, ldp_best_weights(cone, G)):
+        exact = exhaustive_pricing(cone, G, w, keep=1, collect=0.0).stats["two_level"]["max"]
+        sdp = ldp_sdp_bound(cone, G, w)
+        assert exact <= sdp and sdp <= exact + 0.2 * (1 + abs(exact))

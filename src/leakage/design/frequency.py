@@ -38,7 +38,14 @@ from leakage.design.colgen import Budget, Solution
 from leakage.design.cone import Cone
 from leakage.design.frequency_master import MasterSolution, assemble, channel_of, solve_master
 from leakage.design.result import OptimalDesign, identity_private, verify_channel
-from leakage.design.pricing.frequency import EXHAUSTIVE_LIMIT, exhaustive_pricing, local_pricing, relaxed_bound
+from leakage.design.pricing.frequency import (
+    EXHAUSTIVE_LIMIT,
+    exhaustive_pricing,
+    ldp_best_weights,
+    ldp_sdp_bound,
+    local_pricing,
+    relaxed_bound,
+)
 from leakage.design.vertices import channel_columns, enumerate_vertices, staircase_columns
 from leakage.estimation.frequency import frequency_mse
 from leakage.mechanisms.frequency_oracles import FrequencyOracle, subset_fisher_informations
@@ -246,7 +253,16 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
         generated += new.shape[1]
     if not exact and value - best_bound > scale:
         # the local search found nothing more: bound the pricing by the relaxation at the last duals
-        rb = relaxed_bound(cone, G, w)
+        if cone.kind == "ldp":
+            # the master's w is not unique (only sum(w) is pinned when a block carries the weight):
+            # the w of the best relaxed bound for this Z, then the relaxation at it
+            wb = ldp_best_weights(cone, G)
+            if wb is not None:
+                base_b = 2.0 * float(np.trace(Z)) + float(wb.sum()) - 1.0
+                best_bound = max(best_bound, base_b - ldp_sdp_bound(cone, G, wb))
+            rb = ldp_sdp_bound(cone, G, w)
+        else:
+            rb = relaxed_bound(cone, G, w)
         best_bound = max(best_bound, base - rb)
         limited_by = "relaxation (N > exhaustive pricing limit)"
     t, sup = assemble(cols, theta)
