@@ -18,9 +18,13 @@ U on that maximum gives the certified lower bound
     min over all channels of tr J^-1  >=  2 tr Z + sum_x w_x - U
 
 (weak duality, :mod:`~leakage.design.frequency_master`), so the bound of the result is exact when
-the pricing is (N <= ``EXHAUSTIVE_LIMIT``). The loop starts from the columns of eps-LDP randomized
-response (a staircase per letter: feasible in every cone, linearly independent) and the warm-start
-columns; it stops when value - bound <= tol (1 + value), after ``max_iterations`` master solves, or
+the pricing is (N <= ``EXHAUSTIVE_LIMIT``); beyond, under LDP, a semidefinite relaxation bounds the
+pricing (:func:`~leakage.design.pricing.frequency.ldp_sdp_bound`). The loop starts from the columns
+of eps-LDP randomized response (a staircase per letter: feasible in every cone, linearly
+independent), the all-ones column, the warm-start columns and, as whole channels, subset selection
+of every size (:func:`oracle_blocks`: the master is never worse than an LDP oracle; blocks that
+still weigh at the end are built as :func:`balanced_subset_channel`, and those channels also seed
+the result); it stops when value - bound <= tol (1 + value), after ``max_iterations`` master solves, or
 when the pricing finds no improving column. Complexity per iteration: one warm-started master
 (O(K N^4) per Newton step for K columns) and one pricing (O(2^N N (N + #T1)) exhaustive; O(N^3) per local-search step
 beyond).
@@ -28,11 +32,11 @@ beyond).
 
 from __future__ import annotations
 
+import itertools
 import math
+import time
 
 import numpy as np
-
-import time
 
 from leakage.design.colgen import Budget, Solution
 from leakage.design.cone import Cone
@@ -59,8 +63,6 @@ _KEEP = 6
 
 #: largest eps (nats) at which the oracle blocks enter the master (their Fisher matrices need e^eps finite)
 _BLOCK_EPS = 30.0
-#: rays drawn per unit of block weight (times N) when the blocks are replaced by rays
-_BLOCK_DRAWS = 4
 
 
 def oracle_blocks(prior, eps: float) -> np.ndarray | None:
@@ -121,8 +123,6 @@ def _balanced_family(n: int, d: int):
     used = [(s, ws) for s, ws in zip(sizes, w) if ws > 0]
     if sum(math.comb(t, s) for s, _ in used) * q * (q - 1) > _MAX_SUBSETS:
         return None
-    import itertools
-
     mult, add = np.arange(1, q), np.arange(q)
     masks, weights = [], []
     for s, ws in used:
@@ -150,8 +150,6 @@ def balanced_subset_channel(n: int, eps: float, d: int) -> np.ndarray:
     letters never held (SS on q letters: eps-LDP, a little worse). Identical sets merge."""
     e = math.expm1(eps)
     if math.comb(n, d) <= _MAX_SUBSETS:
-        import itertools
-
         masks = np.zeros((math.comb(n, d), n), dtype=bool)
         for i, sub in enumerate(itertools.combinations(range(n), d)):
             masks[i, list(sub)] = True
@@ -286,7 +284,9 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
     """The ``utility="frequency_mse"`` design on validated inputs (called by
     :func:`leakage.design.optimal_mechanism`, which validates; eps > 0 there). Identity where it is
     private (value and bound 0); otherwise :func:`solve_frequency` seeded with the feasible warm
-    starts' columns (``method="enumerate"``: also every vertex of a closed-form family). The
+    starts' columns (``method="enumerate"``: also every vertex of a closed-form family), and the
+    result is never worse than the warm starts and :func:`balanced_subset_channel` at the sizes
+    around SS's own (so at most SS's standard variance, hence every oracle's). The
     returned channel is verified exactly (``leakage.design.result.verify_channel``); ``value`` is
     :func:`leakage.estimation.frequency.frequency_mse` of it, ``bound`` a certified lower bound."""
     n = p.size
