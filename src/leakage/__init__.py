@@ -133,13 +133,17 @@ _SOURCES: dict[str, tuple[str, ...]] = {
         "olh_hash_range",
         "oracle_approximate_variance",
         "oracle_estimate",
+        "oracle_fisher_information",
         "oracle_mse",
         "oracle_perturb",
         "oracle_sample_support_counts",
         "oracle_support_counts",
         "oracle_variance",
+        "subset_fisher_informations",
     ),
 }
+
+__version__ = "0.1.0"
 
 __all__ = [
     # measures: what a channel leaks
@@ -194,6 +198,8 @@ __all__ = [
     "oracle_approximate_variance",
     "olh_hash",
     "olh_hash_range",
+    "oracle_fisher_information",
+    "subset_fisher_informations",
     # estimation: distributions from samples, PML under their uncertainty
     "empirical_distribution",
     "beta_star",

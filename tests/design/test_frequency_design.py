@@ -167,3 +167,103 @@ def test_invariants(p, eps, beta, privacy):
     assert d.value <= frequency_mse(randomized_response(n, eps), p) + slack
     assert d.value <= oracle_mse(FrequencyOracle("oue", n, eps), p) + slack
     assert d.value <= oracle_mse(FrequencyOracle("grr", n, eps), p) + slack
+
+
+# --- never worse than an oracle ------------------------------------------------------------------
+
+
+def _oracle_variances(n, eps, prior):
+    """Every oracle's total variance (records fixed), computed apart from the library: p and q
+    from pure-ldp's clients (GRR, OUE, OLH) and from [ye2018] for SS at its best size, each
+    category's variance by multi-freq-ldpy's VAR_Pure."""
+    from multi_freq_ldpy.pure_frequency_oracles.Variance_PURE import VAR_Pure
+    from pure_ldp.frequency_oracles.direct_encoding import DEClient
+    from pure_ldp.frequency_oracles.local_hashing import LHClient
+    from pure_ldp.frequency_oracles.unary_encoding import UEClient
+
+    pq = {"grr": (lambda c: (c.p, c.q))(DEClient(eps, n, index_mapper=lambda x: x)),
+          "oue": (lambda c: (c.p, c.q))(UEClient(eps, n, use_oue=True, index_mapper=lambda x: x)),
+          "olh": (lambda c: (c.p, 1.0 / c.g))(LHClient(eps, n, use_olh=True, index_mapper=lambda x: x))}
+    E = math.exp(eps)
+    best = math.inf
+    for d in range(1, n):
+        p = d * E / (d * E + n - d)
+        q = d * ((d - 1) * E + n - d) / ((n - 1) * (d * E + n - d))
+        best = min(best, sum(VAR_Pure(p, q, 1, f) for f in prior))
+    out = {name: sum(VAR_Pure(p, q, 1, f) for f in prior) for name, (p, q) in pq.items()}
+    out["ss"] = best
+    return out
+
+
+def _dirichlet_prior(n, seed):
+    rng = np.random.default_rng(seed)
+    alpha = rng.uniform(0.2, 1.0)
+    p = np.maximum(rng.dirichlet(np.full(n, alpha)), 2e-5)
+    return p / p.sum()
+
+
+@pytest.mark.parametrize("n, eps, privacy", [(5, 0.5, "ldp"), (9, 2.0, "ldp"), (7, 1.2, "pml"), (9, 0.5, "pml"),
+                                             (8, 2.0, "pml")])
+def test_never_worse_than_an_oracle_certified_sizes(n, eps, privacy):
+    p = _dirichlet_prior(n, 100 + n)
+    beta = 0.2 if privacy == "pml" else 0.0
+    d = optimal_mechanism(p, eps, privacy=privacy, beta=beta, utility="frequency_mse", tol=1e-6)
+    assert d.certified and d.bound <= d.value
+    for name, var in _oracle_variances(n, eps, p).items():
+        assert d.value <= var * (1 + 1e-9), name
+    assert d.value == pytest.approx(frequency_mse(d.channel, p), rel=1e-12)
+    assert ldp_epsilon(d.channel) <= eps + 1e-9 if privacy == "ldp" else True
+
+
+@pytest.mark.parametrize("eps, seed", [(0.5, 1), (2.0, 2)])
+def test_never_worse_than_an_oracle_at_n_42(eps, seed):
+    """One column-generation iteration (the master with the oracle blocks): at or below every
+    oracle's variance on a heavy-tailed Dirichlet draw, and an eps-LDP channel."""
+    n = 42
+    p = _dirichlet_prior(n, seed)
+    d = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", tol=1e-6, max_iterations=1)
+    assert ldp_epsilon(d.channel) <= eps + 1e-9
+    assert 0 < d.bound <= d.value  # the semidefinite relaxation of the pricing (not certified within tol)
+    assert d.value == pytest.approx(frequency_mse(d.channel, p), rel=1e-12)
+    for name, var in _oracle_variances(n, eps, p).items():
+        assert d.value <= var, name
+
+
+@pytest.mark.parametrize("n, d, eps", [(11, 4, 0.9), (42, 16, 0.5), (74, 28, 0.5), (30, 20, 1.0), (74, 9, 2.0)])
+def test_balanced_subset_channel_is_subset_selection(n, d, eps):
+    """Over a 2-design every report holds its own value with SS's p and every other given value
+    with SS's q [ye2018] (counted from the channel, for every pair of letters), so its standard
+    variance is SS's; it is eps-LDP; C(n, d) outputs would be far too many."""
+    from leakage.design.frequency import balanced_subset_channel
+
+    ch = balanced_subset_channel(n, eps, d)
+    assert ch.shape[1] <= min(60000, math.comb(n, d))
+    np.testing.assert_allclose(ch.sum(axis=1), 1.0, rtol=1e-12)
+    assert ldp_epsilon(ch) <= eps + 1e-12
+    E = math.exp(eps)
+    held = ch > ch.min(axis=0, keepdims=True) * (1 + 1e-9)  # the letters of each output's set
+    assert np.all(held.sum(axis=0) == d)
+    support = ch @ held.T.astype(float)  # [x, y] = P(y in S | x)
+    p = d * E / (d * E + n - d)
+    q = d * ((d - 1) * E + n - d) / ((n - 1) * (d * E + n - d))
+    np.testing.assert_allclose(np.diag(support), p, rtol=1e-11)
+    np.testing.assert_allclose(support[~np.eye(n, dtype=bool)], q, rtol=1e-11)
+
+
+@pytest.mark.parametrize("n, eps, seed", [(6, 1.0, 1), (10, 0.5, 2), (12, 2.0, 3)])
+def test_ldp_sdp_bound_bounds_the_exhaustive_pricing(n, eps, seed):
+    """The doubly nonnegative relaxation bounds max phi over every staircase (enumerated by the
+    exhaustive pricing) at the master's dual and at the w it chooses itself."""
+    from leakage.design.frequency import oracle_blocks
+    from leakage.design.frequency_master import solve_master
+    from leakage.design.pricing.frequency import exhaustive_pricing, ldp_best_weights, ldp_sdp_bound
+    from leakage.design.vertices import staircase_columns
+
+    p = _dirichlet_prior(n, seed)
+    cone = Cone.of(p, eps, 0.0, "ldp")
+    ms = solve_master(staircase_columns(p, eps, np.eye(n, dtype=bool)), blocks=oracle_blocks(p, eps))
+    G = ms.Z @ ms.Z.T
+    for w in (ms.w, ldp_best_weights(cone, G)):
+        exact = exhaustive_pricing(cone, G, w, keep=1, collect=0.0).stats["two_level"]["max"]
+        sdp = ldp_sdp_bound(cone, G, w)
+        assert exact <= sdp and sdp <= exact + 0.2 * (1 + abs(exact))

@@ -445,3 +445,80 @@ def test_bad_reports_values_and_counts_are_refused():
     for call, name in cases:
         with pytest.raises((ValueError, TypeError), match=name):
             call()
+
+
+# --- the oracles' Fisher matrices (the design engine's blocks) -----------------------------------
+
+
+def _enumerated_subset_channel(k, eps, d):
+    """SS_d's channel with its C(k, d) outputs listed: P(S | x) proportional to e^eps on S."""
+    import itertools
+
+    subsets = list(itertools.combinations(range(k), d))
+    ch = np.ones((k, len(subsets)))
+    for i, s in enumerate(subsets):
+        ch[list(s), i] = math.exp(eps)
+    return ch / ch.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("k, eps", [(5, 0.7), (7, 2.0), (6, 5.0)])
+def test_subset_fisher_informations_are_the_enumerated_channels(k, eps):
+    from leakage.estimation.frequency import fisher_information
+    from leakage.mechanisms.frequency_oracles import subset_fisher_informations
+
+    rng = np.random.default_rng(k)
+    p = np.maximum(rng.dirichlet(np.full(k, 0.3)), 2e-5)
+    p /= p.sum()
+    js = subset_fisher_informations(p, eps)
+    for d in range(k + 1):
+        want = fisher_information(_enumerated_subset_channel(k, eps, d), p)
+        np.testing.assert_allclose(js[d], want, rtol=1e-11, atol=1e-12 * np.abs(want).max())
+
+
+def test_subset_fisher_informations_at_real_sizes_satisfy_j_prior_is_one():
+    """J f = C diag(q)^-1 q = 1 for the channel's own prior: every size, k = 42, a heavy tail."""
+    from leakage.mechanisms.frequency_oracles import subset_fisher_informations
+
+    rng = np.random.default_rng(42)
+    p = np.maximum(rng.dirichlet(np.full(42, 0.2)), 2e-5)
+    p /= p.sum()
+    js = subset_fisher_informations(p, 2.0)
+    np.testing.assert_allclose(js @ p, 1.0, rtol=1e-11)
+    assert np.all(np.linalg.eigvalsh(js[1:-1]) > 0)
+
+
+def test_oracle_fisher_information_is_the_enumerated_oracle_and_beats_its_standard_estimate():
+    """OUE's 2^k outputs enumerated (a bit vector, P = prod of the bits' probabilities); GRR is
+    randomized response; with a uniform prior SS's best linear unbiased variance is its standard
+    one (symmetry), otherwise at most it, like every oracle's."""
+    import itertools
+
+    from leakage.estimation.frequency import fisher_information
+    from leakage.mechanisms.frequency_oracles import oracle_fisher_information
+
+    k, eps = 5, 1.3
+    rng = np.random.default_rng(5)
+    p = np.maximum(rng.dirichlet(np.full(k, 0.4)), 2e-5)
+    p /= p.sum()
+    oue = FrequencyOracle("oue", k, eps)
+    bits = np.array(list(itertools.product([0, 1], repeat=k)), dtype=bool)  # outputs x letters
+    ch = np.ones((k, bits.shape[0]))
+    for x in range(k):
+        own = np.where(bits[:, x], oue.p, 1 - oue.p)
+        others = np.prod(np.where(bits, oue.q, 1 - oue.q), axis=1) / np.where(bits[:, x], oue.q, 1 - oue.q)
+        ch[x] = own * others
+    np.testing.assert_allclose(ch.sum(axis=1), 1.0, rtol=1e-12)
+    np.testing.assert_allclose(oracle_fisher_information(oue, p), fisher_information(ch, p), rtol=1e-10)
+    grr = FrequencyOracle("grr", k, eps)
+    np.testing.assert_allclose(oracle_fisher_information(grr, p), fisher_information(randomized_response(k, eps), p),
+                               rtol=1e-10)
+    for name in ORACLES:
+        o = FrequencyOracle(name, 9, eps)
+        u = np.full(9, 1 / 9)
+        q = np.maximum(rng.dirichlet(np.full(9, 0.3)), 2e-5)
+        q /= q.sum()
+        blue = np.trace(np.linalg.inv(oracle_fisher_information(o, q))) - 1
+        assert blue <= oracle_mse(o, q) * (1 + 1e-10)
+        if name in ("grr", "ss"):
+            assert np.trace(np.linalg.inv(oracle_fisher_information(o, u))) - 1 == pytest.approx(oracle_mse(o, u),
+                                                                                                  rel=1e-9)

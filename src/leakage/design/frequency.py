@@ -21,9 +21,13 @@ U on that maximum gives the certified lower bound
     min over all channels of tr J^-1  >=  2 tr Z + sum_x w_x - U
 
 (weak duality, :mod:`~leakage.design.frequency_master`), so the bound of the result is exact when
-the pricing is (N <= ``EXHAUSTIVE_LIMIT``). The loop starts from the columns of eps-LDP randomized
-response (a staircase per letter: feasible in every cone, linearly independent) and the warm-start
-columns; it stops when value - bound <= tol (1 + value), after ``max_iterations`` master solves, or
+the pricing is (N <= ``EXHAUSTIVE_LIMIT``); beyond, under LDP, a semidefinite relaxation bounds the
+pricing (:func:`~leakage.design.pricing.frequency.ldp_sdp_bound`). The loop starts from the columns
+of eps-LDP randomized response (a staircase per letter: feasible in every cone, linearly
+independent), the all-ones column, the warm-start columns and, as whole channels, subset selection
+of every size (:func:`oracle_blocks`: the master is never worse than an LDP oracle; blocks that
+still weigh at the end are built as :func:`balanced_subset_channel`, and those channels also seed
+the result); it stops when value - bound <= tol (1 + value), after ``max_iterations`` master solves, or
 when the pricing finds no improving column. Complexity per iteration: one warm-started master
 (O(K N^4) per Newton step for K columns) and one pricing (O(2^N N (N + #T1)) exhaustive; O(N^3) per local-search step
 beyond).
@@ -31,25 +35,148 @@ beyond).
 
 from __future__ import annotations
 
+import itertools
 import math
+import time
 
 import numpy as np
-
-import time
 
 from leakage.design.colgen import Budget, Solution
 from leakage.design.cone import Cone
 from leakage.design.frequency_master import MasterSolution, assemble, channel_of, solve_master
 from leakage.design.result import OptimalDesign, identity_private, verify_channel
-from leakage.design.pricing.frequency import EXHAUSTIVE_LIMIT, exhaustive_pricing, local_pricing, relaxed_bound
+from leakage.design.pricing.frequency import (
+    EXHAUSTIVE_LIMIT,
+    exhaustive_pricing,
+    ldp_best_weights,
+    ldp_sdp_bound,
+    local_pricing,
+    relaxed_bound,
+)
 from leakage.design.vertices import channel_columns, enumerate_vertices, staircase_columns
 from leakage.estimation.frequency import frequency_mse
+from leakage.mechanisms.frequency_oracles import FrequencyOracle, subset_fisher_informations
 
 
 #: master columns whose weight is below this fraction of the largest leave the master
 _DROP = 1e-12
 #: columns the pricing returns per iteration, per letter
 _KEEP = 6
+
+
+#: largest eps (nats) at which the oracle blocks enter the master (their Fisher matrices need e^eps finite)
+_BLOCK_EPS = 30.0
+
+
+def oracle_blocks(prior, eps: float) -> np.ndarray | None:
+    """The Fisher matrices of subset selection with every subset size d = 1..N-1 [ye2018]
+    (:func:`leakage.mechanisms.frequency_oracles.subset_fisher_informations`), the whole channels
+    that enter the master as blocks: GRR is SS_1, and OUE and OLH are mixtures of the SS_d and of the
+    all-ones column (:func:`leakage.mechanisms.frequency_oracles.oracle_fisher_information`), so
+    with them the master's value is at most the best linear unbiased variance of every oracle
+    from the first iteration. Every SS_d is eps-LDP, so its rays lie in every cone of the engine
+    (LDP, and the PML box and balls, which contain the LDP cone). None for N < 3 or eps above
+    ``_BLOCK_EPS``."""
+    n = prior.size
+    if n < 3 or not eps <= _BLOCK_EPS:
+        return None
+    return subset_fisher_informations(prior, eps)[1:n]
+
+
+#: most subsets (with multiplicity) a subset-selection channel of :func:`balanced_subset_channel` lists
+_MAX_SUBSETS = 60000
+
+
+def _is_prime(q: int) -> bool:
+    return q >= 2 and all(q % f for f in range(2, math.isqrt(q) + 1))
+
+
+def _balanced_family(n: int, d: int):
+    """A weighted family of d-subsets of n letters in which every pair of letters lies in the same
+    total weight (a 2-design), with few sets: (masks K x n, weights K), or None.
+
+    q = the largest prime <= n, the letters 0..q-1 the field GF(q) and the t = n - q others fixed
+    points. For every size s and every s-set T of fixed points, the orbit of T + {0, ..., d-s-1}
+    under the affine maps u -> a u + b of GF(q) (a != 0), each set with weight w_s. The affine
+    group is 2-transitive on GF(q) and fixes the others, so a pair of letters lies in
+    sum_s C(t, s) w_s (d-s)(d-s-1) sets if both are in GF(q), sum_s C(t-1, s-1) w_s (q-1)(d-s) if
+    one is fixed, sum_s C(t-2, s-2) w_s q (q-1) if both: the w_s >= 0 that make the three equal
+    (non-negative least squares) give the design. None when there are none or too many sets."""
+    from scipy.optimize import nnls
+
+    q = n
+    while not _is_prime(q):
+        q -= 1
+    t = n - q
+    sizes = [s for s in range(0, min(t, d) + 1) if d - s <= q]
+    if not sizes:
+        return None
+    rows = [[math.comb(t, s) * (d - s) * (d - s - 1) for s in sizes]]
+    if t >= 1:
+        rows.append([math.comb(t - 1, s - 1) * (q - 1) * (d - s) if s >= 1 else 0 for s in sizes])
+    if t >= 2:
+        rows.append([math.comb(t - 2, s - 2) * q * (q - 1) if s >= 2 else 0 for s in sizes])
+    a = np.array(rows, dtype=float)
+    scale = a.max(axis=1, keepdims=True)
+    if np.any(scale <= 0):
+        return None
+    w, res = nnls(a / scale, 1.0 / scale.ravel())
+    if res > 1e-12 * np.linalg.norm(1.0 / scale.ravel()):
+        return None
+    used = [(s, ws) for s, ws in zip(sizes, w) if ws > 0]
+    if sum(math.comb(t, s) for s, _ in used) * q * (q - 1) > _MAX_SUBSETS:
+        return None
+    mult, add = np.arange(1, q), np.arange(q)
+    masks, weights = [], []
+    for s, ws in used:
+        base = (mult[:, None, None] * np.arange(d - s)[None, None, :] + add[None, :, None]) % q
+        base = base.reshape(-1, d - s)
+        for fixed in itertools.combinations(range(q, n), s):
+            m = np.zeros((base.shape[0], n), dtype=bool)
+            m[np.arange(base.shape[0])[:, None], base] = True
+            m[:, list(fixed)] = True
+            masks.append(m)
+            weights.append(np.full(base.shape[0], ws))
+    return np.concatenate(masks), np.concatenate(weights)
+
+
+def balanced_subset_channel(n: int, eps: float, d: int) -> np.ndarray:
+    """Subset selection [ye2018] of size d over a weighted 2-design of d-subsets: report a set S
+    of the family with probability proportional to its weight times e^eps if it holds the
+    record's value, 1 if not. In a 2-design every letter lies in weight r and every pair in weight
+    lambda with r (d - 1) = lambda (n - 1), so a report holds its own value with probability
+    d e^eps / (d e^eps + n - d) and another given value with SS's q: the same pure protocol
+    [wang2017] with the same standard variance as SS, with at most ``_MAX_SUBSETS`` outputs
+    instead of C(n, d), and eps-LDP. The family: every d-subset when there are few enough, else
+    :func:`_balanced_family` (of the complements when d > n/2: the complements of a 2-design form
+    one). When neither exists, the affine orbit on the least prime q > n with the q - n extra
+    letters never held (SS on q letters: eps-LDP, a little worse). Identical sets merge."""
+    e = math.expm1(eps)
+    if math.comb(n, d) <= _MAX_SUBSETS:
+        masks = np.zeros((math.comb(n, d), n), dtype=bool)
+        for i, sub in enumerate(itertools.combinations(range(n), d)):
+            masks[i, list(sub)] = True
+        weights = np.ones(masks.shape[0])
+    else:
+        small = min(d, n - d)
+        fam = _balanced_family(n, small) if small >= 2 else None
+        if fam is not None:
+            masks, weights = fam
+            if small != d:
+                masks = ~masks
+        else:
+            q = n + 1
+            while not _is_prime(q):
+                q += 1
+            mult, add = np.arange(1, q), np.arange(q)
+            sets = ((mult[:, None, None] * np.arange(d)[None, None, :] + add[None, :, None]) % q).reshape(-1, d)
+            full = np.zeros((sets.shape[0], q), dtype=bool)
+            full[np.arange(sets.shape[0])[:, None], sets] = True
+            masks, weights = full[:, :n], np.ones(sets.shape[0])
+    masks, inverse = np.unique(masks, axis=0, return_inverse=True)
+    weights = np.bincount(inverse.ravel(), weights=weights, minlength=masks.shape[0])
+    ch = weights[None, :] * (1.0 + e * masks.T)
+    return ch / ch.sum(axis=1, keepdims=True)
 
 
 def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) -> Solution:
@@ -68,8 +195,9 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
     when not certified, what held the bound (``limited_by``)."""
     p, n = cone.prior, cone.n
     exact = n <= EXHAUSTIVE_LIMIT
-    cols = np.concatenate([staircase_columns(p, cone.eps, np.eye(n, dtype=bool)), start], axis=1)
+    cols = np.concatenate([staircase_columns(p, cone.eps, np.eye(n, dtype=bool)), np.ones((n, 1)), start], axis=1)
     cols = cols / (p @ cols)[None, :]
+    blocks = oracle_blocks(p, cone.eps)
     best_bound, iters, generated = 0.0, 0, 0
     limited_by = None
     history = []
@@ -77,15 +205,22 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
     while True:
         iters += 1
         try:
-            ms = solve_master(cols, ms)
+            ms = solve_master(cols, ms, blocks=blocks)
         except RuntimeError as exc:
             if iters == 1:
                 raise
             limited_by = f"master: {exc}"
             break
         theta, Z, w = ms.theta, ms.Z, ms.w
-        channel = channel_of(cols, theta)
-        value = frequency_mse(channel, p)
+        if blocks is not None and ms.block_weights.max(initial=0.0) > _DROP * max(theta.max(), ms.block_weights.max()):
+            # the oracles still carry weight: the value of the (unbuilt) mixture, for the stopping rule
+            J = (cols * theta[None, :]) @ cols.T + np.einsum("b,bij->ij", ms.block_weights, blocks)
+            channel, value = None, float(np.trace(np.linalg.inv(J))) - 1.0
+        else:
+            if blocks is not None:
+                blocks, ms = None, MasterSolution(theta, Z, w, ms.value, ms.status)
+            channel = channel_of(cols, theta)
+            value = frequency_mse(channel, p)
         G = Z @ Z.T
         base = 2.0 * float(np.trace(Z)) + float(w.sum()) - 1.0
         scale = tol * (1.0 + value)
@@ -97,10 +232,16 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
         if math.isfinite(pr.bound):
             best_bound = max(best_bound, base - pr.bound)
         history.append((value, best_bound))
-        if value - best_bound <= scale:
-            break
         final = iters >= budget.max_iterations or budget.out_of_time()
         new = pr.columns[:, pr.values > scale / 4] if pr.columns.size else pr.columns
+        if channel is None and not final and (value - best_bound <= scale or new.shape[1] == 0):
+            # converged with the oracle blocks still weighing: the rays take over (a channel must
+            # list its outputs); the master restarts from its rays' weights
+            blocks, ms = None, MasterSolution(theta, Z, w, ms.value, ms.status)
+            cols = np.concatenate([cols, cone.polish(new)], axis=1) if new.shape[1] else cols
+            continue
+        if value - best_bound <= scale:
+            break
         if final or new.shape[1] == 0:
             limited_by = "max_iterations" if final else "pricing"
             break
@@ -108,16 +249,36 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
         # the master keeps its columns of positive weight (the bound prices every vertex anyway) and
         # starts from its last iterate over them
         kept = theta > _DROP * theta.max()
-        ms = MasterSolution(theta[kept], Z, w, ms.value, ms.status)
+        ms = MasterSolution(theta[kept], Z, w, ms.value, ms.status, ms.block_weights)
         cols = np.concatenate([cols[:, kept], new], axis=1)
         generated += new.shape[1]
     if not exact and value - best_bound > scale:
         # the local search found nothing more: bound the pricing by the relaxation at the last duals
-        rb = relaxed_bound(cone, G, w)
+        if cone.kind == "ldp":
+            # the master's w is not unique (only sum(w) is pinned when a block carries the weight):
+            # the w of the best relaxed bound for this Z, then the relaxation at it
+            wb = ldp_best_weights(cone, G)
+            if wb is not None:
+                base_b = 2.0 * float(np.trace(Z)) + float(wb.sum()) - 1.0
+                best_bound = max(best_bound, base_b - ldp_sdp_bound(cone, G, wb))
+            rb = ldp_sdp_bound(cone, G, w)
+        else:
+            rb = relaxed_bound(cone, G, w)
         best_bound = max(best_bound, base - rb)
         limited_by = "relaxation (N > exhaustive pricing limit)"
     t, sup = assemble(cols, theta)
     stats = {"exact_pricing": exact, "pricing": pr.stats, "history": history}
+    if channel is None:
+        # the oracle blocks still weigh: block d is built as subset selection of size d over a
+        # 2-design (a channel must list its outputs; C(N, d) is too many), rows renormalised
+        stats["block_value"] = value
+        lam = ms.block_weights
+        parts = [cols * theta[None, :]] + [lam[i] * balanced_subset_channel(n, cone.eps, int(i) + 1)
+                                           for i in np.flatnonzero(lam > _DROP * lam.max())]
+        channel = np.concatenate(parts, axis=1)
+        channel = channel[:, channel.max(axis=0) > 0]
+        channel = channel / channel.sum(axis=1, keepdims=True)
+        value = frequency_mse(channel, p)
     if value - best_bound > scale:
         stats["limited_by"] = limited_by
     return Solution(channel, float(best_bound), cols[:, sup], iters, generated, stats)
@@ -126,7 +287,9 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
     """The ``utility="frequency_mse"`` design on validated inputs (called by
     :func:`leakage.design.optimal_mechanism`, which validates; eps > 0 there). Identity where it is
     private (value and bound 0); otherwise :func:`solve_frequency` seeded with the feasible warm
-    starts' columns (``method="enumerate"``: also every vertex of a closed-form family). The
+    starts' columns (``method="enumerate"``: also every vertex of a closed-form family), and the
+    result is never worse than the warm starts and :func:`balanced_subset_channel` at the sizes
+    around SS's own (so at most SS's standard variance, hence every oracle's). The
     returned channel is verified exactly (``leakage.design.result.verify_channel``); ``value`` is
     :func:`leakage.estimation.frequency.frequency_mse` of it, ``bound`` a certified lower bound."""
     n = p.size
@@ -158,6 +321,13 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
             pass
     if method == "enumerate":
         start.append(cone.polish(enumerate_vertices(cone)))
+    if n >= 3 and eps <= _BLOCK_EPS:
+        # subset selection of the sizes around the oracle's own, over a 2-design
+        # (eps-LDP, so in every cone): a feasible channel the result is never worse than
+        d0 = FrequencyOracle("ss", n, eps).subset_size
+        for d in range(max(1, d0 - 1), min(n - 1, d0 + 1) + 1):
+            ch = balanced_subset_channel(n, eps, d)
+            seeds.append((ch, frequency_mse(ch, p)))
     sol = solve_frequency(cone, tol, budget, np.concatenate(start, axis=1) if start else np.zeros((n, 0)))
     ch, stats = sol.channel, dict(sol.stats)
     value = frequency_mse(ch, p)

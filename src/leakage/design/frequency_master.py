@@ -39,7 +39,7 @@ Complexity: O(K N^4 + N^6) per Newton step, a few tens of steps per solve (fewer
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import scipy.linalg
@@ -62,6 +62,7 @@ class MasterSolution:
     w: np.ndarray
     value: float
     status: str
+    block_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
 
 
 def _sym_basis(n: int) -> sp.csr_matrix:
@@ -94,14 +95,20 @@ def _unpack(x, n, iu, ju):
 
 
 def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_iterations: int = _MAX_STEPS,
-                 tol: float = _TOL) -> MasterSolution:
+                 tol: float = _TOL, blocks: np.ndarray | None = None) -> MasterSolution:
     """The dual program of the module docstring over the columns ``cols`` (N x K, each P.r = 1,
     spanning R^N with a feasible theta: e.g. the columns of randomized response), by a primal-dual
     interior-point method (module docstring). ``start``: a solution whose columns are the first
     ones of ``cols`` (the previous master of column generation): its (Z, w) and weights start the
     iteration. Returns the last iterate with ``status`` "Solved" (gap and residuals below ``tol``)
     or "max_iterations"; RuntimeError when a Newton system is singular (the caller stops with what
-    it has)."""
+    it has).
+
+    ``blocks`` (B x N x N): whole channels as columns, each given by its Fisher-type matrix J_b
+    (its rows sum to one, so its row-sum vector is 1): a mixture with weights lambda of channels
+    with disjoint outputs has J = sum lambda_b J_b and stays row-stochastic, so block b enters
+    with the constraint tr(Z J_b Z) + sum(w) <= 0 (for a single column r, J_b = r r^T and the
+    row-sum vector r give the column constraint). Their weights are ``block_weights``."""
     cols = np.asarray(cols, dtype=float)
     n, k = cols.shape
     iu, ju = np.triu_indices(n)
@@ -109,6 +116,10 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
     off = (iu != ju).astype(float)
     half = np.where(iu == ju, 0.5, 1.0)
     rt = cols.T
+    jb = np.zeros((0, n, n)) if blocks is None else np.asarray(blocks, dtype=float)
+    nb = jb.shape[0]
+    k_cols = k
+    k = k + nb
     c = np.concatenate([np.where(iu == ju, 2.0, 0.0), np.ones(n)])  # objective 2 tr Z + sum w
 
     def constraint(x):
@@ -117,7 +128,15 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
         g = -(rt @ w) - np.einsum("ij,ij->i", u, u)
         # d g / d Z_ij (i <= j, Z_ij = Z_ji): -2 (u_i r_j + u_j r_i), halved on the diagonal
         gz = -2.0 * half * (u[:, iu] * rt[:, ju] + u[:, ju] * rt[:, iu])
-        return g, np.concatenate([gz, -rt], axis=1)
+        rows = np.concatenate([gz, -rt], axis=1)
+        if nb:
+            mz = Z[None, :, :] @ jb  # Z J_b
+            gb = -float(w.sum()) - np.einsum("bij,ij->b", mz, Z)
+            sym = mz + np.transpose(mz, (0, 2, 1))
+            gbz = -2.0 * half * sym[:, iu, ju]
+            g = np.concatenate([g, gb])
+            rows = np.concatenate([rows, np.concatenate([gbz, -np.ones((nb, n))], axis=1)], axis=0)
+        return g, rows
 
     if start is None:
         x = np.concatenate([np.zeros(d), -np.ones(n)])
@@ -126,6 +145,8 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
         x = np.concatenate([start.Z[iu, ju], start.w])
         theta = np.full(k, 0.0)
         theta[: start.theta.size] = start.theta
+        if nb and start.block_weights.size == nb:
+            theta[k_cols:] = start.block_weights
     g, gm = constraint(x)
     scale = 1.0 + float(np.max(np.abs(g)))
     floor = 1e-4 * scale
@@ -141,7 +162,9 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
         if mu * k <= lim and np.max(np.abs(rd)) <= lim and np.max(np.abs(rp)) <= lim:
             status = "Solved"
             break
-        J = (cols * theta[None, :]) @ rt
+        J = (cols * theta[None, :k_cols]) @ rt
+        if nb:
+            J = J + np.einsum("b,bij->ij", theta[k_cols:], jb)
         H = (gm * (theta / s)[:, None]).T @ gm
         H[:d, :d] += 2.0 * _trace_form(J, iu, ju, off)
         try:
@@ -178,7 +201,8 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
         theta = theta + a * dtheta
         g, gm = constraint(x)
     Z, w = _unpack(x, n, iu, ju)
-    return MasterSolution(np.maximum(theta, 0.0), Z, w.copy(), float(c @ x), status)
+    theta = np.maximum(theta, 0.0)
+    return MasterSolution(theta[:k_cols], Z, w.copy(), float(c @ x), status, theta[k_cols:])
 
 
 def assemble(cols: np.ndarray, theta: np.ndarray, rel: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:

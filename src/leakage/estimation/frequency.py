@@ -51,7 +51,26 @@ RECORDS = ("fixed", "iid")
 MAX_EM_UPDATES = 10**8
 #: Pseudo-count per output of the plug-in weights (the add-1/2 estimate of the output distribution).
 PSEUDO_COUNT = 0.5
+#: The variance estimates behind the intervals of :func:`estimate_frequencies`: ``fitted`` (default)
+#: at the fitted output distribution channel^T f_hat, ``wald`` at the observed one q_hat.
+INTERVALS = ("fitted", "wald")
+#: Relative rounding allowance of an interval: an estimate whose variance is 0 (a category the
+#: channel releases exactly) is its true value up to the rounding of A q_hat, this times sum_y |A_xy| q_hat_y.
+ROUNDING = 1e-12
 
+
+def _fitted_variance(a: np.ndarray, c_used: np.ndarray, estimate: np.ndarray, m: int) -> np.ndarray:
+    """The records-fixed variance of the linear estimate f_hat = A q_hat (A C^T = I) at the fitted
+    histogram: a record of value z adds v_xz = sum_y A_xy^2 C_zy - (sum_y A_xy C_zy)^2 >= 0 (the
+    variance of A_{x, y} over its output y), so
+
+        Var f_hat_x = (1/m) sum_z f_z v_xz = (sum_y A_xy^2 (C^T f)_y - f_x) / m,
+
+    estimated without bias by f_hat in place of f (linear in f), floored at 0. It depends on the
+    reports through the N numbers f_hat only, where the ``wald`` estimate (sum_y A_xy^2 q_hat_y -
+    f_hat_x) / m weighs every output's own count (docs/frequency-estimation.md). O(N^2 M)."""
+    per = np.maximum((a**2) @ c_used.T - (a @ c_used.T) ** 2, 0.0)
+    return np.maximum(per @ estimate, 0.0) / m
 
 def identifiable(channel) -> bool:
     """Whether the frequencies can be estimated from the channel's outputs: its rows are linearly
@@ -192,14 +211,17 @@ class FrequencyEstimate:
         clip: bool = False,
         iterations: int = 0,
         converged: bool = True,
+        rounding=0.0,
     ) -> "FrequencyEstimate":
-        """Wald intervals ``estimate ± z sqrt(variance)`` (z the standard normal quantile at
-        (1 + confidence) / 2), cut to [0, 1] with ``clip``; a negative variance estimate counts
-        as 0. The interval always contains the estimate."""
+        """Wald intervals ``estimate ± (z sqrt(variance) + rounding)`` (z the standard normal
+        quantile at (1 + confidence) / 2; ``rounding`` >= 0 the floating-point error of the
+        estimate), cut to [0, 1] with ``clip``; a negative variance estimate counts as 0. The
+        interval always contains the estimate."""
         est = np.asarray(estimate, dtype=float)
         se = np.sqrt(np.maximum(np.asarray(variance, dtype=float), 0.0))
         z = float(norm.ppf(0.5 + confidence / 2.0))
-        lower, upper = est - z * se, est + z * se
+        half = z * se + np.maximum(np.asarray(rounding, dtype=float), 0.0)
+        lower, upper = est - half, est + half
         if clip:
             lower, upper = np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
         return cls(
@@ -298,6 +320,7 @@ def estimate_frequencies_from_counts(
     prior=None,
     max_iter: int = 10_000,
     tol: float = 1e-10,
+    interval: str = "fitted",
 ) -> FrequencyEstimate:
     """Estimate the histogram of the released records from the count of each output.
 
@@ -306,6 +329,7 @@ def estimate_frequencies_from_counts(
     :func:`estimate_frequencies`, which counts the reports and calls this.
     """
     check_choice(method, "method", METHODS)
+    check_choice(interval, "interval", INTERVALS)
     confidence = _check_confidence(confidence)
     max_iter = check_count(max_iter, "max_iter", low=1, high=MAX_EM_UPDATES)
     tol = check_tolerance(tol)
@@ -346,16 +370,22 @@ def estimate_frequencies_from_counts(
     unbiased = a @ q_hat
     # Var(f_x) = (sum_y A_xy^2 q_y - f_x) / m with the records fixed (A channel^T = I); with q_hat
     # and the unbiased f_hat in place of q and f, an unbiased estimate of it.
-    variance = ((a**2) @ q_hat - unbiased) / m
+    if interval == "wald":
+        variance = ((a**2) @ q_hat - unbiased) / m
+    else:
+        variance = _fitted_variance(a, c[:, used], unbiased, m)
+    # rounding: a category the channel releases exactly has variance 0 and its estimate is exact
+    # up to the rounding of A q_hat, which the interval must hold
+    rounding = ROUNDING * (np.abs(a) @ q_hat)
     if method == "unbiased":
         return FrequencyEstimate.from_variance(
-            unbiased, variance, m=m, confidence=confidence, method="unbiased"
+            unbiased, variance, m=m, confidence=confidence, method="unbiased", rounding=rounding
         )
     observed = counts > 0
     f, iterations, converged = _em(c[:, observed], counts[observed] / m, max_iter, tol)
     return FrequencyEstimate.from_variance(
         f, variance, m=m, confidence=confidence, method="mle", clip=True,
-        iterations=iterations, converged=converged,
+        iterations=iterations, converged=converged, rounding=rounding,
     )
 
 
@@ -368,6 +398,7 @@ def estimate_frequencies(
     prior=None,
     max_iter: int = 10_000,
     tol: float = 1e-10,
+    interval: str = "fitted",
 ) -> FrequencyEstimate:
     """Estimate the histogram of the m records behind a release, from the released outputs.
 
@@ -389,8 +420,11 @@ def estimate_frequencies(
     covariance tends to the same. A square invertible channel needs no weights: the estimate is
     ``channel^-T q_hat`` exactly, whatever the weights. It sums to one and may be negative.
     Standard error: ``Var f_x = (sum_y A_xy^2 q_y - f_x) / m`` (records fixed), estimated without
-    bias by plugging in ``q_hat`` and ``f_hat`` (negative values count as 0); interval
-    ``f_hat ± z stderr``, not cut to [0, 1] (it contains the estimate, which may lie outside).
+    bias with ``q`` the fitted ``channel^T f_hat`` (``interval="fitted"``, default:
+    :func:`_fitted_variance`) or the observed ``q_hat`` (``interval="wald"``), negative values
+    counting as 0; interval ``f_hat ± (z stderr + rounding)``, the rounding allowance
+    ``ROUNDING sum_y |A_xy| q_hat_y`` holding the truth of a category the channel releases exactly
+    (variance 0), not cut to [0, 1] (it contains the estimate, which may lie outside).
 
     ``method="mle"``: the maximum-likelihood histogram on the simplex, by EM (the iterative Bayesian
     update of [agrawal2001]) from the uniform histogram, accelerated by SQUAREM [varadhan2008]
@@ -412,5 +446,6 @@ def estimate_frequencies(
     values = check_indices(reports, "reports", c.shape[1], n_name="the channel's outputs (columns)")
     counts = np.bincount(values, minlength=c.shape[1])
     return estimate_frequencies_from_counts(
-        counts, c, method=method, confidence=confidence, prior=prior, max_iter=max_iter, tol=tol
+        counts, c, method=method, confidence=confidence, prior=prior, max_iter=max_iter, tol=tol,
+        interval=interval,
     )

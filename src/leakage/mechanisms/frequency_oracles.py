@@ -370,3 +370,160 @@ def oracle_approximate_variance(oracle, m=1) -> float:
     m = check_count(m, "m", low=1)
     p, q = oracle.p, oracle.q
     return q * (1.0 - q) / (m * (p - q) ** 2)
+
+
+#: Gauss-Legendre nodes per panel of the quadrature of :func:`_laplace_nodes`.
+_GL_NODES = 20
+
+
+def _laplace_nodes(rate_max: float) -> tuple[np.ndarray, np.ndarray]:
+    """Nodes t_k and weights w_k with sum_k w_k e^{-rho t_k} = 1 / rho to about 1e-14 relative for
+    every rate rho in [1, rate_max]: composite Gauss-Legendre on [0, t0] and the geometric panels
+    [t0 2^i, t0 2^(i+1)] up to t = 42 (e^-42 < 1e-18), t0 = 1 / (4 rate_max), so that every panel
+    holds at most a few e-folds of the fastest exponential where it is not negligible."""
+    x, w = np.polynomial.legendre.leggauss(_GL_NODES)
+    edges = [0.0]
+    t = 1.0 / (4.0 * rate_max)
+    while t < 42.0:
+        edges.append(t)
+        t *= 2.0
+    edges.append(max(t, 42.0))
+    lo, hi = np.array(edges[:-1]), np.array(edges[1:])
+    nodes = (lo[:, None] + hi[:, None]) / 2.0 + (hi - lo)[:, None] / 2.0 * x[None, :]
+    weights = (hi - lo)[:, None] / 2.0 * w[None, :]
+    return nodes.ravel(), weights.ravel()
+
+
+def _divide_linear(e: np.ndarray, z: np.ndarray) -> np.ndarray:
+    """The coefficients c of the quotient e(u) / (1 + z u) (e has the factor; last axis the
+    coefficients, z broadcast against the others): c_j = e_j - z c_{j-1} forward while
+    z c_{j-1} <= e_j / 2, and c_{j-1} = (e_j - c_j) / z backward from the top beyond. Each
+    recurrence damps its rounding errors where it is used (the coefficients of a product of
+    positive linear factors are log-concave, so the forward ratio z c_{j-1} / e_j increases with j
+    and crosses 1/2 once): every coefficient to a few ulps relative."""
+    e = np.asarray(e, dtype=float)
+    zz = np.asarray(z, dtype=float)[..., None]
+    shape = np.broadcast_shapes(e.shape, zz.shape)
+    e = np.broadcast_to(e, shape)
+    deg = shape[-1] - 1
+    fwd = np.zeros(shape)
+    fwd[..., 0] = e[..., 0]
+    for j in range(1, deg):
+        fwd[..., j] = e[..., j] - zz[..., 0] * fwd[..., j - 1]
+    back = np.zeros(shape)
+    safe = np.maximum(zz[..., 0], 1e-300)
+    back[..., deg - 1] = e[..., deg] / safe
+    with np.errstate(over="ignore", invalid="ignore"):
+        for j in range(deg - 1, 0, -1):
+            back[..., j - 1] = (e[..., j] - back[..., j]) / safe
+    ratio = np.zeros(shape, dtype=bool)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio[..., 1:deg] = zz * np.abs(fwd[..., : deg - 1]) > 0.5 * e[..., 1:deg]
+    ratio &= (zz > 1e-250)
+    use_back = np.logical_or.accumulate(ratio, axis=-1)
+    out = np.where(use_back, back, fwd)  # the backward values overflow only where unused
+    out[..., deg] = 0.0
+    return np.maximum(out, 0.0)
+
+
+def subset_fisher_informations(prior, eps) -> np.ndarray:
+    """The Fisher-type matrices J_d = C_d diag(q)^-1 C_d^T (records fixed, histogram ``prior``;
+    :func:`leakage.estimation.frequency.fisher_information`) of subset selection [ye2018] with
+    every subset size d = 0, ..., k (array (k + 1, k, k)), without enumerating the C(k, d) subsets.
+
+    SS_d reports a d-subset S with probability ``(1 + a [x in S]) / Omega_d``, a = e^eps - 1,
+    Omega_d = C(k-1, d-1) e^eps + C(k-1, d) (d = 0 and d = k: the uninformative all-ones output).
+    Its output S has probability q_S = (1 + a P(S)) / Omega_d, so
+
+        J_d = (1 / Omega_d) sum_{|S| = d} (1 + a 1_S)(1 + a 1_S)^T / (1 + a P(S)).
+
+    With 1 / (1 + a P(S)) = int_0^inf e^{-t} prod_{i in S} z_i(t) dt, z_i(t) = e^{-t a p_i}, the
+    sums over the subsets containing x (and y) are elementary symmetric polynomials of the z_i
+    with x (and y) left out: z_x e_{d-1}(z without x), z_x z_y e_{d-2}(z without x, y), computed
+    for every d by the recurrence of the generating polynomial prod_i (1 + z_i u), divided by
+    (1 + z_x u) (coefficients c_j = e_j - z_x c_{j-1}, all terms positive). The integral over t is a
+    composite Gauss-Legendre quadrature (:func:`_laplace_nodes`, exact to about 1e-14 relative).
+    Every row of J_d times ``prior`` is 1 (J f = 1 for the channel's own prior). eps > 0 finite in
+    nats, at most 30; k = prior.size >= 2. O(K k^3) for K quadrature nodes (a few hundred)."""
+    p = check_distribution(prior)
+    eps = check_scalar(eps, "eps", low=0.0, high=30.0, low_inclusive=False)
+    k = p.size
+    if k < 2:
+        raise ValueError(f"prior must have at least 2 entries (categories), got {k}")
+    check_array_size((k + 1, k, k), "prior")
+    a = math.expm1(eps)
+    nodes, weights = _laplace_nodes(1.0 + a)
+    g0 = np.zeros(k + 1)
+    g1 = np.zeros((k, k + 1))
+    g2 = np.zeros((k, k, k + 1))
+    off = ~np.eye(k, dtype=bool)
+    for t, wt in zip(nodes, weights):
+        z = np.exp(-t * a * p)
+        e = np.zeros(k + 1)
+        e[0] = 1.0
+        for zi in z:  # e_j of all z, by adding the letters one at a time
+            e[1:] = e[1:] + zi * e[:-1]
+        c1 = _divide_linear(e[None, :], z)  # e_j of z without x
+        c2 = _divide_linear(c1[:, None, :], z[None, :])  # e_j of z without x and y (x != y)
+        c1 = np.maximum(c1, 0.0)
+        c2 = np.maximum(c2, 0.0)
+        scale = wt * math.exp(-t)
+        g0 += scale * e
+        g1[:, 1:] += scale * z[:, None] * c1[:, :-1]
+        g2[:, :, 2:] += scale * (z[:, None] * z[None, :])[:, :, None] * c2[:, :, :-2]
+    g2[~off] = 0.0
+    g2 += np.einsum("xd,xy->xyd", g1, np.eye(k))  # x = y: the subsets containing x
+    d = np.arange(k + 1)
+    from scipy.special import gammaln
+
+    def binom(n, r):
+        r = np.asarray(r)
+        with np.errstate(invalid="ignore"):
+            out = np.exp(gammaln(n + 1) - gammaln(np.maximum(r, 0) + 1) - gammaln(np.maximum(n - r, 0) + 1))
+        return np.where((r >= 0) & (r <= n), out, 0.0)
+
+    omega = binom(k - 1, d - 1) * math.exp(eps) + binom(k - 1, d)
+    j = (g0[:, None, None] + a * (g1.T[:, :, None] + g1.T[:, None, :]) + a * a * np.moveaxis(g2, 2, 0))
+    return j / omega[:, None, None]
+
+
+def _size_weights(oracle: FrequencyOracle) -> np.ndarray:
+    """pi_d, d = 0..k: the oracle's channel is the mixture sum_d pi_d SS_d of subset selection
+    with every size d (disjoint outputs; [ye2018] for SS). A report's support S has the ray
+    1 + a 1_S (a = e^eps - 1) in every pure protocol of [wang2017]; given |S| = d the support is
+    drawn as SS_d draws it. grr: pi_1 = 1; ss: pi_d = 1 at its d; oue: P(|S| = d | x) =
+    C(k-1, d-1) p q^(d-1) (1-q)^(k-d) + C(k-1, d) (1-p) q^d (1-q)^(k-1-d) (p = 1/2, the same
+    for every x); olh with a uniformly random hash (the model of its variance): the preimage of
+    the reported value holds x w.p. p and each other value w.p. 1/g independently, so the same
+    with q = 1/g (columns with the same support are proportional: merging them loses nothing)."""
+    from scipy.stats import binom
+
+    k = oracle.n_categories
+    pi = np.zeros(k + 1)
+    if oracle.name == "grr":
+        pi[1] = 1.0
+    elif oracle.name == "ss":
+        pi[oracle.subset_size] = 1.0
+    else:
+        p, q = oracle.p, oracle.q
+        d = np.arange(k + 1)
+        pi = p * binom.pmf(d - 1, k - 1, q) + (1.0 - p) * binom.pmf(d, k - 1, q)
+    return pi
+
+
+def oracle_fisher_information(oracle, prior) -> np.ndarray:
+    """The Fisher-type matrix J = C diag(q)^-1 C^T of the oracle's channel C for the records'
+    histogram ``prior`` (k x k; :func:`leakage.estimation.frequency.fisher_information`), without
+    building C (OUE has 2^k outputs, SS C(k, d)): the mixture sum_d pi_d J_d over the subset
+    sizes (:func:`_size_weights`) of :func:`subset_fisher_informations`. The best linear unbiased
+    estimate from the oracle's reports then has total variance ``tr J^-1 - 1`` per record (records
+    fixed), at most the standard estimate's :func:`oracle_mse` (a linear unbiased estimate too).
+    OLH: the uniformly random hash of its variance formula. eps at most 30 nats. O(K k^3)."""
+    oracle = _check_oracle(oracle)
+    f = check_distribution(prior)
+    if f.size != oracle.n_categories:
+        raise ValueError(f"prior must have {oracle.n_categories} entries (the oracle's categories), got {f.size}")
+    if not oracle.eps <= 30.0:
+        raise ValueError(f"eps must be at most 30 nats for the oracle's Fisher information, got {oracle.eps!r}")
+    pi = _size_weights(oracle)
+    return np.einsum("d,dxy->xy", pi, subset_fisher_informations(f, oracle.eps))

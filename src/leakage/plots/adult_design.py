@@ -177,6 +177,12 @@ def fig5(table, settings):
             ax.plot(g["eps"], g["mse"], marker=_m(method), ms=5, mfc="none", color=_c(method), zorder=3 + z,
                     label=_l(method))
             ax.plot(g["eps"], g["mse_theory"], ls=":", color=_c(method), zorder=2)
+            if "mse_bound" in g and g["mse_bound"].notna().any():  # a design's certified lower bound
+                bounded = g[g["mse_bound"].astype(float) > 0]
+                ax.plot(bounded["eps"], bounded["mse_bound"], ls="none", marker="_", ms=10, mew=1.5,
+                        color=_c(method), zorder=3 + z)
+                unc = g[g["certified"].astype(str).str.lower() == "false"]
+                ax.plot(unc["eps"], unc["mse_theory"], ls="none", marker="x", ms=7, color=_c(method), zorder=3 + z)
         ax.set_yscale("log")
         ax.set_xlabel("eps [nats]")
         ax.set_ylabel("MSE of the histogram")
@@ -190,6 +196,10 @@ def fig5(table, settings):
             _note(ax, ax.get_title(), "no estimate (design merges categories):\n" + _wrap(parts))
     handles = [(Line2D([], [], color=_c(m), marker=_m(m), mfc="none"), _l(m)) for m in everyone]
     handles.append((Line2D([], [], color="0.2", ls=":"), "dotted: the MSE formula"))
+    if "mse_bound" in table:
+        handles.append((Line2D([], [], color="0.2", ls="none", marker="_", ms=10, mew=1.5),
+                        "a design's certified lower bound"))
+        handles.append((Line2D([], [], color="0.2", ls="none", marker="x"), "x: design not certified"))
     _shared_legend(fig, handles, ncols=4)
     return fig
 

@@ -104,11 +104,17 @@ def test_frequency_comparison_agrees_with_closed_forms_and_is_deterministic(desi
     again = fq.frequency_comparison(_priors(), designs, "race", s, np.random.default_rng(7))
     pd.testing.assert_frame_equal(table, again)
     assert list(table.columns) == fq.FREQUENCY_COLUMNS
-    assert set(table["method"]) == {"rr", "pml_mse", "ldp_mse", "oue", "olh"}
+    assert set(table["method"]) == {"rr", "pml_mse", "ldp_mse", "oue", "olh", "ss"}
     m = sum(COUNTS.values())
     f = np.array(list(COUNTS.values())) / m
     rr = table[table["method"] == "rr"].iloc[0]
     assert rr["mse_theory"] == pytest.approx(_rr_total_variance(4, 1.0, f, m), rel=1e-10)
+    # SS at k = 4, eps = 1 reports d = round(4 / (e + 1)) = 1 category: it is randomized response
+    ss = table[table["method"] == "ss"].iloc[0]
+    assert ss["mse_theory"] == pytest.approx(_rr_total_variance(4, 1.0, f, m), rel=1e-10)
+    designed = table["method"].isin(["pml_mse", "ldp_mse"])
+    assert (table.loc[designed, "mse_bound"] <= table.loc[designed, "mse_theory"] * (1 + 1e-9)).all()
+    assert table.loc[designed, "certified"].all() and table.loc[~designed, "mse_bound"].isna().all()
     z = (table["mse"] - table["mse_theory"]).abs() / table["mse_stderr"]
     assert (z < 5).all(), table
     assert ((table["coverage"] > 0.85) & (table["coverage"] <= 1)).all()

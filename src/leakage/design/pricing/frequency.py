@@ -36,6 +36,7 @@ certified.
 from __future__ import annotations
 
 import math
+import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -346,3 +347,89 @@ def relaxed_bound(cone: Cone, G, w) -> float:
 #: An implementation module of the design engine: its functions trust their inputs, which
 #: leakage.design.optimal_mechanism validates once (docs/validation.md).
 __all__: list[str] = []
+
+
+def ldp_sdp_bound(cone: Cone, G, w) -> float:
+    """An upper bound on max phi(r) = r^T G r + w.r over the eps-LDP staircase columns
+    r = (1 + a 1_S) / (1 + a P(S)) (a = e^eps - 1; any N), by the doubly nonnegative relaxation of
+    the lifted problem: v = (c, z) with z = c 1_S, c = 1 / (1 + a P(S)), so r = B v with
+    B = [1 | a I], u.v = 1 for u = (1, a P), and phi = v^T Q v with
+    Q = B^T G B + (B^T w u^T + u w^T B) / 2 (the linear term times u.v = 1). The matrix X = v v^T is
+    positive semidefinite and entrywise non-negative, u^T X u = 1, X_xx = X_0x (z_x^2 = c z_x) and
+    X_xy <= X_0x <= X_00 (z_x z_y <= c z_x, z_x <= c): max tr(Q X) over those X bounds phi
+    (the lifting of the issue's pointer, with the RLT inequalities of [mccormick1976]). Clarabel (interior point),
+    then a relative margin for its tolerance. One (N+1) x (N+1) semidefinite program; inf when the
+    solver fails."""
+    import cvxpy as cp
+
+    p, n = cone.prior, cone.n
+    a = cone.E - 1.0
+    G = np.asarray(G, dtype=float)
+    w = np.asarray(w, dtype=float)
+    b = np.concatenate([np.ones((n, 1)), a * np.eye(n)], axis=1)
+    u = np.concatenate([[1.0], a * p])
+    lin = b.T @ w
+    q = b.T @ G @ b + (np.outer(lin, u) + np.outer(u, lin)) / 2.0
+    q = (q + q.T) / 2.0
+    scale = max(float(np.abs(q).max()), 1e-300)
+    x = cp.Variable((n + 1, n + 1), symmetric=True)
+    cons = [x >> 0, x >= 0, u @ x @ u == 1.0, cp.diag(x)[1:] == x[0, 1:], x[0, 1:] <= x[0, 0],
+            x[1:, 1:] <= cp.reshape(x[0, 1:], (n, 1), order="F") @ np.ones((1, n))]
+    prob = cp.Problem(cp.Maximize(cp.trace((q / scale) @ x)), cons)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # an inaccurate status is handled below (wider margin)
+            prob.solve(solver=cp.CLARABEL)
+    except (cp.error.SolverError, ValueError):
+        return math.inf
+    if prob.status not in ("optimal", "optimal_inaccurate") or prob.value is None:
+        return math.inf
+    value = float(prob.value) * scale
+    margin = (1e-6 if prob.status == "optimal" else 1e-3) * (1.0 + abs(value))
+    return value + margin
+
+
+def ldp_best_weights(cone: Cone, G) -> np.ndarray | None:
+    """The w that maximises sum(w) - U(w), U(w) the relaxation of :func:`ldp_sdp_bound` at
+    (G, w), for a fixed G: the dual point of the master is not unique in w (with a block whose
+    row-sum vector is 1 in its support, only sum(w) is pinned), and the bound
+    2 tr Z + sum(w) - U(w) holds for every w. One semidefinite program: the Lagrange dual of the
+    relaxation (y for u^T X u = 1, mu for X_xx = X_0x, nu for X_0x <= X_00 and X_xy <= X_0x, a
+    non-negative N for X >= 0) with w as a variable, max sum(w) - y s.t. the dual slack is PSD
+    (Clarabel). None when the solver fails; the caller evaluates U at the returned w with
+    :func:`ldp_sdp_bound` (so the bound does not rest on this solve's accuracy)."""
+    import cvxpy as cp
+
+    p, n = cone.prior, cone.n
+    a = cone.E - 1.0
+    G = np.asarray(G, dtype=float)
+    b = np.concatenate([np.ones((n, 1)), a * np.eye(n)], axis=1)
+    u = np.concatenate([[1.0], a * p])
+    qg = b.T @ G @ b
+    scale = max(float(np.abs(qg).max()), 1e-300)
+    qg = (qg + qg.T) / (2.0 * scale)
+    w = cp.Variable(n)
+    y = cp.Variable()
+    mu = cp.Variable(n)
+    nu1 = cp.Variable(n, nonneg=True)
+    nu2 = cp.Variable((n, n), nonneg=True)
+    nn = cp.Variable((n + 1, n + 1), symmetric=True)
+    e0 = np.zeros((n + 1, 1))
+    e0[0, 0] = 1.0
+    pad = np.concatenate([np.zeros((1, n)), np.eye(n)], axis=0)  # (n+1) x n: letter x -> index x + 1
+    row = cp.reshape(mu * -0.5 + nu1 * 0.5 - cp.sum(nu2, axis=1) * 0.5, (n, 1), order="F")  # the (0, x) entries
+    sym_row = e0 @ row.T @ pad.T + pad @ row @ e0.T
+    corner = -cp.sum(nu1) * (e0 @ e0.T)
+    inner = pad @ (cp.diag(mu) + (nu2 + nu2.T) / 2.0) @ pad.T
+    lin = cp.reshape(b.T @ w, (n + 1, 1), order="F") / scale
+    slack = y * np.outer(u, u) + sym_row + corner + inner - qg - (lin @ u[None, :] + u[:, None] @ lin.T) / 2.0 - nn
+    prob = cp.Problem(cp.Maximize(cp.sum(w) / scale - y), [slack >> 0, nn >= 0])
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # only a candidate w: its bound is evaluated apart
+            prob.solve(solver=cp.CLARABEL)
+    except (cp.error.SolverError, ValueError):
+        return None
+    if prob.status not in ("optimal", "optimal_inaccurate") or w.value is None:
+        return None
+    return np.asarray(w.value, dtype=float)

@@ -55,7 +55,7 @@ from leakage.mechanisms.release import channel_output_counts
 from leakage.validation import check_frame, check_rng
 
 #: The methods of ``FREQUENCY_METHODS`` that are frequency oracles (the others are channels of mechanisms.csv).
-ORACLE_METHODS = ("oue", "olh")
+ORACLE_METHODS = ("oue", "olh", "ss")
 #: The estimation-optimal designs and their privacy notion.
 MSE_METHODS = {"pml_mse": "pml", "ldp_mse": "ldp"}
 #: The MI designs that seed each estimation design (feasible in its cone).
@@ -63,15 +63,34 @@ _SEEDS = {"pml_mse": ("pml", "pml_prop2", "ldp", "rr"), "ldp_mse": ("ldp", "rr")
 
 ESTIMATE_COLUMNS = ["attribute", "category", "estimate", "stderr", "lower", "upper", "true_frequency", "true_count",
                     "method", "eps", "m", "identifiable"]
-FREQUENCY_COLUMNS = ["attribute", "method", "eps", "m", "mse", "mse_theory", "coverage", "repetitions", "mse_stderr"]
+FREQUENCY_COLUMNS = ["attribute", "method", "eps", "m", "mse", "mse_theory", "coverage", "repetitions", "mse_stderr",
+                     "mse_bound", "certified", "intervals"]
 #: The confidence level of the intervals (the estimator's default).
 CONFIDENCE = 0.95
+#: A standard error at or below this is a category the channel releases exactly (its interval is the
+#: estimate up to rounding and always holds the truth): not counted in ``coverage``.
+EXACT_STDERR = 1e-12
+
+
+def _rows(mechanisms: pd.DataFrame, attribute: str, method: str, eps: float) -> pd.DataFrame:
+    return mechanisms[(mechanisms["attribute"] == attribute) & (mechanisms["method"] == method)
+                      & np.isclose(mechanisms["eps"].astype(float), eps, rtol=0, atol=1e-12)]  # fmt: skip
 
 
 def _channel(mechanisms: pd.DataFrame, attribute: str, method: str, eps: float, n: int) -> np.ndarray | None:
-    rows = mechanisms[(mechanisms["attribute"] == attribute) & (mechanisms["method"] == method)
-                      & np.isclose(mechanisms["eps"].astype(float), eps, rtol=0, atol=1e-12)]  # fmt: skip
+    rows = _rows(mechanisms, attribute, method, eps)
     return None if rows.empty else channel_from_rows(rows, n)
+
+
+def _certificate(mechanisms: pd.DataFrame, attribute: str, method: str, eps: float, m: int) -> tuple[float, object]:
+    """(lower bound on the formula MSE, certified) of an estimation design: the engine's bound on
+    tr J^-1 - 1 over m; (nan, None) for the other methods (no bound is computed for them)."""
+    if method not in MSE_METHODS or "bound" not in mechanisms:
+        return math.nan, None
+    rows = _rows(mechanisms, attribute, method, eps)
+    if rows.empty:
+        return math.nan, None
+    return float(rows["bound"].iloc[0]) / m, bool(rows["certified"].iloc[0])
 
 
 def mse_designs(priors: pd.DataFrame, mechanisms: pd.DataFrame, attribute: str, settings: Mapping) -> pd.DataFrame:
@@ -151,8 +170,8 @@ def _channel_release(channel, counts, rng):
 
 
 def _oracle_release(oracle, counts, rng):
-    """One release through a frequency oracle and its standard estimate (OUE: two binomials per
-    bit, exact; OLH: every record simulated, :func:`oracle_sample_support_counts`)."""
+    """One release through a frequency oracle and its standard estimate (OUE, OLH: two binomials
+    per category, exact; SS: every record simulated, :func:`oracle_sample_support_counts`)."""
     support = oracle_sample_support_counts(oracle, counts, rng)
     return oracle_estimate(oracle, support, int(counts.sum()), confidence=CONFIDENCE)
 
@@ -166,7 +185,12 @@ def frequency_comparison(priors: pd.DataFrame, mechanisms: pd.DataFrame, attribu
     (sample standard deviation / sqrt(repetitions)), ``mse_theory`` the formula
     (:func:`leakage.estimation.frequency.frequency_mse` for the channels, the oracles'
     :func:`~leakage.mechanisms.frequency_oracles.oracle_mse`), ``coverage`` the fraction of the
-    repetitions' 95 % intervals (all categories) that cover f_x."""
+    repetitions' 95 % intervals that cover f_x, over the ``intervals`` (repetition, category) pairs
+    whose standard error is above ``EXACT_STDERR`` (a category released exactly is known, not
+    estimated: its interval holds it by construction; 1.0 when there is none); for the estimation designs
+    ``mse_bound`` the engine's certified lower bound on the formula (its bound on tr J^-1 - 1 for
+    the design prior, over m) and ``certified`` whether the design is certified optimal (nan and
+    empty for the other methods)."""
     s = check_settings(settings, ("eps", "frequency"))
     check_frame(mechanisms, "mechanisms", columns=("attribute", "method", "eps", "x", "y", "probability"), empty=True)
     rng = check_rng(rng)
@@ -186,14 +210,19 @@ def frequency_comparison(priors: pd.DataFrame, mechanisms: pd.DataFrame, attribu
                 if channel is None or not identifiable(channel):
                     continue  # infeasible (pml_prop2) or not decodable (an MI design merging categories)
                 theory, draw = frequency_mse(channel, f, m), (lambda c=channel: _channel_release(c, counts, rng))
-            err, cover = np.empty(reps), 0
+            err, cover, intervals = np.empty(reps), 0, 0
             for r in range(reps):
                 est = draw()
                 err[r] = float(np.sum((est.estimate - f) ** 2))
-                cover += int(np.sum((est.lower <= f) & (f <= est.upper)))
+                random = est.stderr > EXACT_STDERR
+                cover += int(np.sum((est.lower <= f) & (f <= est.upper) & random))
+                intervals += int(random.sum())
+            bound, certified = _certificate(mechanisms, attribute, method, eps, m)
             rows.append({"attribute": attribute, "method": method, "eps": eps, "m": m, "mse": float(err.mean()),
-                         "mse_theory": float(theory), "coverage": cover / (reps * n), "repetitions": reps,
-                         "mse_stderr": float(err.std(ddof=1) / math.sqrt(reps)) if reps > 1 else math.inf})
+                         "mse_theory": float(theory), "coverage": cover / intervals if intervals else 1.0,
+                         "repetitions": reps,
+                         "mse_stderr": float(err.std(ddof=1) / math.sqrt(reps)) if reps > 1 else math.inf,
+                         "mse_bound": bound, "certified": certified, "intervals": intervals})
     return pd.DataFrame(rows, columns=FREQUENCY_COLUMNS)
 
 

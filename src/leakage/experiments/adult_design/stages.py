@@ -91,7 +91,7 @@ SECTION_KEYS = {
 #: The methods of the frequency comparison (``frequency.histogram_methods`` picks from them):
 #: the MI designs and rr (decoded by the best linear unbiased estimate), the estimation-optimal
 #: designs and the LDP frequency oracles (``leakage.experiments.adult_design.frequency``).
-FREQUENCY_METHODS = METHODS + ("pml_mse", "ldp_mse", "oue", "olh")
+FREQUENCY_METHODS = METHODS + ("pml_mse", "ldp_mse", "oue", "olh", "ss")
 
 
 def _fail(key: str, message: str):
