@@ -161,6 +161,9 @@ def _adult_design(config: dict, problems: list, data_table: Path) -> None:
     mc = s["mc"]
     if mc["m_max"] is not None:
         _less(problems, f"{where}.mc", "m_min", "m_max", mc, strict=False)
+    if s["protocol"] == "same-records" and mc["release_m"] is not None:
+        problems.append(f"{where}.mc.release_m: must be null under {where}.protocol same-records (the subset itself "
+                        f"is released), got {mc['release_m']}")  # fmt: skip
     _single_categories(s, problems, data_table)
 
 

@@ -3,8 +3,13 @@
 # Config section `adult-design` (workflow/schemas/adult-design.schema.yaml); outputs in
 # results/adult-design/. Library: leakage.experiments.adult_design (stages, figures, claims).
 #
+# Protocol (adult-design.protocol): split (default) designs on the design part (adult.data) and
+# releases the release part (adult.test); same-records designs on and releases every record.
+#
 # Stages (one rule each, outputs a person can open):
-#   1. estimate  estimate_priors      priors.csv                 P̂ of every attribute (full data)
+#   0. dataset   study_dataset        dataset.csv                the categorical columns and each record's part
+#   1. estimate  estimate_priors      priors.csv                 P̂ of every attribute (design part)
+#                                     release_histogram.csv      the released records' histogram (the truth)
 #   2. design    design_attribute   design/<attribute>.csv     one job per attribute (parallel,
 #                                          design/<attribute>_mi.csv  cluster-ready); fig2's curve
 #                design_gather  mechanisms.csv             gathered (cheap, local)
@@ -18,7 +23,7 @@
 #
 # Figure index (figure -> function in leakage.experiments.adult_design -> what it shows):
 #   fig1 -> fig1: empirical MI (67) between m true and released values vs m, MC attributes, eps = mc.eps
-#   fig2 -> fig2: exact I(X;Y) under the full-data P̂ vs eps, every attribute and method
+#   fig2 -> fig2: exact I(X;Y) under the design part's P̂ vs eps, every attribute and method
 #   fig3 -> fig3: designed mechanisms as heatmaps (heatmap.attribute at heatmap.eps, pml | ldp)
 #   fig4 -> fig4: exact I(X;Y) of the exact optimum (pml) vs route (44) (pml_prop2) vs m
 #   fig5 -> fig5: MSE of the estimated histogram vs eps per attribute, every method (frequency.csv)
@@ -37,10 +42,14 @@ FIGURE_INPUTS[("adult-design", "fig3")] = {
 FIGURE_INPUTS[("adult-design", "fig5")] = {
     f"frequency_{a}": f"results/adult-design/frequency/{a}.csv" for a in _AD["attributes"]
 }
-FIGURE_INPUTS[("adult-design", "fig6")] = FIGURE_INPUTS[("adult-design", "fig3")]
+FIGURE_INPUTS[("adult-design", "fig6")] = {
+    "priors": "results/adult-design/release_histogram.csv",  # the released records' counts
+    "mechanisms": "results/adult-design/mechanisms.csv",
+}
 CLAIMS_INPUTS["adult-design"] = FIGURE_INPUTS[("adult-design", "fig3")]
 EXTRA_TARGETS["adult-design"] = [
     "results/adult-design/priors.csv",
+    "results/adult-design/release_histogram.csv",
     "results/adult-design/mechanisms.csv",
     "results/adult-design/frequency.csv",
 ] + [f"results/adult-design/release/{a}.csv" for a in _AD["attributes"]] + [
@@ -57,14 +66,35 @@ localrules:
     experiment_frequency_gather,
 
 
-rule estimate_priors:
+rule study_dataset:
     input:
         table="results/data/adult.csv",
+        provenance="results/data/adult_provenance.json",
+        code=script_code("adult_design_dataset.py"),
+    output:
+        dataset="results/adult-design/dataset.csv",
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    log:
+        "logs/adult-design/dataset.log",
+    benchmark:
+        "benchmarks/adult-design/dataset.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/adult_design_dataset.py"
+
+
+rule estimate_priors:
+    input:
+        dataset="results/adult-design/dataset.csv",
         code=script_code("adult_design_priors.py"),
     output:
         priors="results/adult-design/priors.csv",
+        release="results/adult-design/release_histogram.csv",
     params:
-        settings=_ad("attributes"),
+        settings=_ad("attributes", "protocol"),
     resources:
         mem_mb=1000,
         runtime=5,
@@ -144,13 +174,14 @@ rule design_gather:
 
 rule release_attribute:
     input:
-        table="results/data/adult.csv",
+        dataset="results/adult-design/dataset.csv",
+        priors="results/adult-design/priors.csv",
         mechanisms="results/adult-design/design/{attribute}.csv",
         code=script_code("adult_design_release.py"),
     output:
         release="results/adult-design/release/{attribute}.csv",
     params:
-        settings=_ad("eps", "release"),
+        settings=_ad("eps", "release", "protocol"),
         seed=config["seed"],
     resources:
         mem_mb=1000,
@@ -167,12 +198,12 @@ rule release_attribute:
 
 rule experiment_monte_carlo:
     input:
-        table="results/data/adult.csv",
+        dataset="results/adult-design/dataset.csv",
         code=script_code("adult_design_mc.py"),
     output:
         mc="results/adult-design/mc/{attribute}.csv",
     params:
-        settings=_ad("delta", "methods", "mc"),
+        settings=_ad("delta", "methods", "mc", "protocol"),
         seed=config["seed"],
     resources:
         mem_mb=2000,
@@ -191,7 +222,7 @@ rule estimate_release:
     input:
         release="results/adult-design/release/{attribute}.csv",
         mechanisms="results/adult-design/design/{attribute}.csv",
-        priors="results/adult-design/priors.csv",
+        priors="results/adult-design/release_histogram.csv",  # the truth beside the estimate
         code=script_code("adult_design_estimates.py"),
     output:
         estimates="results/adult-design/estimates/{attribute}.csv",
@@ -212,7 +243,7 @@ rule estimate_release:
 
 rule experiment_frequency:
     input:
-        priors="results/adult-design/priors.csv",
+        priors="results/adult-design/release_histogram.csv",  # the released records' counts
         mechanisms="results/adult-design/design/{attribute}.csv",
         mse="results/adult-design/design/{attribute}_mse.csv",
         code=script_code("adult_design_frequency.py"),

@@ -43,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from leakage.data.categorical import category_codes
 from leakage.estimation.concentration import empirical_distribution
 from leakage.tables import save_table
 from leakage.provenance import software_versions
@@ -642,22 +643,12 @@ def categorical_column(table: pd.DataFrame, attribute: str) -> tuple[list[str], 
     The missing value (``?`` in the raw files, an empty field / NaN in the canonical table) is its
     own category ``"?"``. Categories are ordered by decreasing count, ties by name, so index 0 is
     the most frequent; ``codes[i]`` is the index of record i's category (int64, row-aligned with
-    ``table``). Raises ``ValueError`` naming the attribute when it is not a categorical column or
-    has fewer than two categories (no mechanism design is possible on one symbol).
+    ``table``): :func:`leakage.data.categorical.category_codes`. Raises ``ValueError`` naming the
+    attribute when it is not a categorical column of Adult or has fewer than two categories (no
+    mechanism design is possible on one symbol).
     """
     if attribute not in CATEGORICAL_ATTRIBUTES:
         raise ValueError(
             f"attribute {attribute!r} is not a categorical column of Adult; choose from {list(CATEGORICAL_ATTRIBUTES)}"
         )
-    if attribute not in table.columns:
-        raise ValueError(f"attribute {attribute!r} is missing from the table (columns: {list(table.columns)})")
-    values = table[attribute].astype(object).where(table[attribute].notna(), MISSING).astype(str).str.strip()
-    counts = values.value_counts()
-    categories = sorted(counts.index.tolist(), key=lambda c: (-int(counts[c]), c))
-    if len(categories) < 2:
-        raise ValueError(
-            f"attribute {attribute!r} has a single category {categories} in the data: nothing to privatize"
-        )
-    index = {c: i for i, c in enumerate(categories)}
-    codes = values.map(index).to_numpy(dtype=np.int64)
-    return categories, codes
+    return category_codes(table, attribute)
