@@ -297,8 +297,9 @@ ARGS: dict = {
                                                    "attribute": "sex", "settings": _ad(ctx, "release"),
                                                    "priors": ctx["adult"]["priors"], "seed": 1},
     "experiments.adult_design.stages.release_histogram": lambda ctx: {"priors": ctx["adult"]["priors"], "table": ctx["adult"]["table"]},
-    "experiments.adult_design.stages.adult_study_table": lambda ctx: {"table": ctx["adult"]["table"],
-                                                   "provenance": {"parts": {"adult.data": 300, "adult.test": 200}}},
+    "experiments.adult_design.stages.build_dataset": lambda ctx: {"settings": _ad(ctx, "dataset"), "table": ctx["adult"]["table"],
+                                               "provenance": {"parts": {"adult.data": 300, "adult.test": 200}},
+                                               "rng": np.random.default_rng(0)},
 }
 
 #: Small settings of the adult-design study: config.yaml's section (complete: the library has no

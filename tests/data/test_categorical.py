@@ -10,9 +10,14 @@ import pytest
 
 from leakage.data.adult import CATEGORICAL_ATTRIBUTES, parse_raw
 from leakage.data.categorical import category_codes, split_table, study_parts
-from leakage.experiments.adult_design.stages import adult_study_table
+from leakage.experiments.adult_design.stages import build_dataset
 
 from adult_design_helpers import COLUMNS, SAMPLE
+from shipped_config import shipped
+
+
+def adult_study_table(table, provenance):
+    return build_dataset(shipped("adult-design"), table, provenance=provenance, rng=np.random.default_rng(0))
 
 PARTS = {"adult.data": 300, "adult.test": 200}
 
@@ -77,3 +82,76 @@ def test_parts_that_do_not_add_up_are_refused():
     table = parse_raw(SAMPLE / "adult.data", SAMPLE / "adult.test")
     with pytest.raises(ValueError, match="provenance.parts: 300 \\+ 199 records, but the table has 500"):
         adult_study_table(table, {"parts": {"adult.data": 300, "adult.test": 199}})
+
+
+# ----------------------------------------------------------------------------- dataset sources
+
+
+def _dataset(**overrides):
+    d = {"source": "csv", "uci_id": None, "path": None, "url": None, "timeout": 5, "columns": ["a"],
+         "split": {"kind": "random", "column": None, "design": None, "fraction": 0.5}}  # fmt: skip
+    d.update(overrides)
+    return d
+
+
+def no_fetch(*args):
+    raise AssertionError(f"network used: {args}")
+
+
+def test_csv_url_and_ucimlrepo_sources_read_the_same_table(tmp_path):
+    from types import SimpleNamespace
+
+    text = "a,b,n\nx,1,7\n,2,8\ny,,9\n"
+    (tmp_path / "t.csv").write_text(text)
+    expected = pd.DataFrame({"a": ["x", None, "y"], "b": ["1", "2", None], "n": ["7", "8", "9"]}, dtype=object)
+    from leakage.data.categorical import read_source_table
+
+    csv = read_source_table(_dataset(path=str(tmp_path / "t.csv")), fetch_url=no_fetch, fetch_ucirepo=no_fetch)
+    pd.testing.assert_frame_equal(csv, expected)
+    calls = []
+    url = read_source_table(_dataset(source="url", url="https://example.org/t.csv"), fetch_ucirepo=no_fetch,
+                            fetch_url=lambda u, t: calls.append((u, t)) or text.encode())  # fmt: skip
+    pd.testing.assert_frame_equal(url, expected)
+    assert calls == [("https://example.org/t.csv", 5.0)]
+    frame = pd.read_csv(tmp_path / "t.csv")  # what the client returns: pandas' own types, NaN missing
+    client = SimpleNamespace(data=SimpleNamespace(original=frame))
+    uci = read_source_table(_dataset(source="ucimlrepo", uci_id=45), fetch_url=no_fetch,
+                            fetch_ucirepo=lambda i, t: client if (i, t) == (45, 5.0) else None)  # fmt: skip
+    assert uci["a"].tolist() == ["x", None, "y"] and uci["n"].tolist() == ["7", "8", "9"]
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        ({}, "dataset.path must be set for dataset.source 'csv'"),
+        ({"path": "t.csv", "url": "https://x"}, "dataset.url must be null"),
+        ({"source": "ucimlrepo", "uci_id": 0}, "dataset.uci_id"),
+        ({"source": "url", "url": "ftp://x"}, "dataset.url must be an http"),
+        ({"path": "t.csv", "split": {"kind": "source", "column": None, "design": None, "fraction": None}},
+         "'source' needs a source with its own split"),
+        ({"path": "t.csv", "split": {"kind": "column", "column": "b", "design": None, "fraction": None}},
+         "dataset.split.design must be set"),
+        ({"path": "t.csv", "split": {"kind": "random", "column": "b", "design": None, "fraction": 0.5}},
+         "dataset.split.column must be null"),
+        ({"path": "t.csv", "columns": ["a", "a"]}, "lists a column twice"),
+        ({"path": "t.csv", "bogus": 1}, "unknown keys ['bogus']"),
+    ],
+)
+def test_dataset_settings_refused_naming_the_key(overrides, message):
+    from leakage.data.categorical import check_dataset
+
+    with pytest.raises((ValueError, TypeError), match=message.replace("[", r"\[").replace("]", r"\]")):
+        check_dataset(_dataset(**overrides))
+
+
+def test_unreadable_or_unreachable_sources_name_the_source(tmp_path):
+    from leakage.data.categorical import read_source_table
+
+    with pytest.raises(ValueError, match="dataset.path .* not a readable CSV"):
+        read_source_table(_dataset(path=str(tmp_path / "absent.csv")), fetch_url=no_fetch, fetch_ucirepo=no_fetch)
+
+    def down(url, timeout):
+        raise OSError("Network is unreachable")
+
+    with pytest.raises(RuntimeError, match="dataset.source url: cannot fetch https://x/t.csv: OSError"):
+        read_source_table(_dataset(source="url", url="https://x/t.csv"), fetch_url=down, fetch_ucirepo=no_fetch)

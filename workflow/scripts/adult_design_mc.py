@@ -15,6 +15,6 @@ with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
     attribute = snakemake.wildcards.attribute
     settings = check_settings(snakemake.params.settings, ("delta", "methods", "mc", "protocol"))
     design, release = study_parts(read_table(snakemake.input.dataset), settings["protocol"])
-    rng = stream(snakemake.params.seed, "adult-design", "mc", attribute)
+    rng = stream(snakemake.params.seed, snakemake.wildcards.study, "mc", attribute)
     mc = monte_carlo(design, attribute, settings, rng, release if settings["protocol"] == "split" else None)
     save_table(mc, snakemake.output.mc)

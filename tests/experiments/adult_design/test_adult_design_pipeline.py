@@ -93,7 +93,7 @@ def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
     assert (claims.loc[claims["claim"].str.contains("equals the MI"), "holds"] == "true").all()
 
     bad = finish(bad_attribute)
-    assert bad.returncode != 0 and "['age'] are not categorical attributes" in bad.stdout and jobs_run(bad.stdout) == []
+    assert bad.returncode != 0 and "adult-design.attributes: ['age'] are not among adult-design.dataset.columns" in bad.stdout and jobs_run(bad.stdout) == []
     report = _snakemake(workdir, "--report", "report.html", *TARGETS)
     assert report.returncode == 0, report.stdout[-3000:]
     html = (workdir / "report.html").read_text(errors="replace")

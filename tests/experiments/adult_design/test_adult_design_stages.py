@@ -122,7 +122,11 @@ def test_monte_carlo_common_random_numbers_and_figure_tables(table, tmp_path):
 @pytest.mark.parametrize(
     "section, key",
     [
-        ({"attributes": ["age"]}, "attributes"),
+        ({"attributes": [""]}, "attributes"),
+        ({"protocol": "same"}, "protocol"),
+        ({"mc": {"release_m": 1}}, "mc.release_m"),
+        ({"dataset": {"source": "csv"}}, "dataset.path"),
+        ({"dataset": {"split": {"kind": "random"}}}, "dataset.split.fraction"),
         ({"attributes": []}, "attributes"),
         ({"eps": [0.0]}, "eps"),
         ({"delta": 1.5}, "delta"),
@@ -200,7 +204,8 @@ def _raw_counts(name, attribute):
 def parts(table):
     from leakage.data.categorical import study_parts
 
-    dataset = stages.adult_study_table(table, {"parts": {"adult.data": 300, "adult.test": 200}})
+    dataset = stages.build_dataset(SMALL, table, provenance={"parts": {"adult.data": 300, "adult.test": 200}},
+                                   rng=np.random.default_rng(0))
     return study_parts(dataset, "split")
 
 

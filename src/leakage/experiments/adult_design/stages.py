@@ -30,8 +30,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from leakage.data.adult import CATEGORICAL_ATTRIBUTES
-from leakage.data.categorical import PROTOCOLS, category_codes, split_table
+from leakage.data.categorical import DATASET_KEYS, PROTOCOLS, category_codes, check_dataset, split_table
 from leakage.measures.dp import randomized_response
 from leakage.estimation.concentration import beta_star, empirical_distribution, sample_sizes
 from leakage.measures.information import empirical_mutual_information, mutual_information
@@ -79,6 +78,7 @@ ENGINE_KEYS = ("tol", "max_iterations", "max_nodes")
 #: keys of its sub-sections. The stages take complete settings: each function needs the keys it
 #: uses (the rules pass only those, so that a change elsewhere in the section reruns nothing).
 SECTION_KEYS = {
+    "dataset": DATASET_KEYS,
     "protocol": None,
     "attributes": None, "eps": None, "delta": None, "methods": None,
     "curve": ("eps_min", "eps_max", "n_eps"),
@@ -101,11 +101,13 @@ def _fail(key: str, message: str):
 
 
 def _check_attributes(values, key: str) -> list[str]:
+    """A non-empty list of distinct attribute names (columns of ``dataset.columns``: a check between
+    keys, in workflow/lib/config_checks.py; a name missing from the table is refused when read)."""
     if isinstance(values, str) or not isinstance(values, (list, tuple)) or not values:
-        _fail(key, f"must be a non-empty list of attributes from {list(CATEGORICAL_ATTRIBUTES)}, got {values!r}")
-    bad = [a for a in values if a not in CATEGORICAL_ATTRIBUTES]
+        _fail(key, f"must be a non-empty list of attributes (categorical columns of the data set), got {values!r}")
+    bad = [a for a in values if not isinstance(a, str) or not a]
     if bad:
-        _fail(key, f"unknown attributes {bad}; choose from {list(CATEGORICAL_ATTRIBUTES)}")
+        _fail(key, f"attributes must be column names (non-empty strings), got {bad}")
     if len(set(values)) != len(values):
         _fail(key, f"lists an attribute twice: {list(values)}")
     return list(values)
@@ -170,6 +172,8 @@ def check_settings(settings: Mapping, required=()) -> dict:
         if absent:
             _fail(f"{key}.{absent[0]}", "missing from settings (config.yaml holds every key of the section with its default)")
         s[key] = dict(value)
+    if "dataset" in s:
+        s["dataset"] = check_dataset(s["dataset"], "adult-design.dataset")
     if "protocol" in s and s["protocol"] not in PROTOCOLS:
         _fail("protocol", f"must be one of {list(PROTOCOLS)}, got {s['protocol']!r}")
     if "attributes" in s:
@@ -270,19 +274,34 @@ def _attribute(attribute) -> str:
     return attribute
 
 
-def adult_study_table(table: pd.DataFrame, provenance: Mapping) -> pd.DataFrame:
-    """``dataset.csv`` for Adult: its categorical attributes (``CATEGORICAL_ATTRIBUTES``) and each
-    record's part, the source's own split: the design part the records of ``adult.data``, the
-    release part those of ``adult.test`` (``provenance["parts"]``, the data rule's record of each
-    file, docs/data.md). ``ValueError`` when the parts do not add up to the table's records."""
+def build_dataset(settings: Mapping, table: pd.DataFrame, *, provenance: Mapping | None = None,
+                  rng: np.random.Generator) -> pd.DataFrame:
+    """``dataset.csv``: the columns ``dataset.columns`` of ``table`` and each record's part, split
+    as ``dataset.split`` says (:func:`leakage.data.categorical.split_table`).
+
+    The split ``source`` is Adult's own (``dataset.source`` adult): the design part the records of
+    ``adult.data``, the release part those of ``adult.test``, counted in ``provenance["parts"]``
+    (the data rule's provenance, docs/data.md), which must add up to the table's records. The split
+    ``random`` draws with ``rng`` (required whatever the split: the pipeline passes the study's
+    ``split`` stream). ``ValueError`` names the key.
+    """
+    s = check_settings(settings, ("dataset",))
+    d = s["dataset"]
     check_frame(table, "table")
-    provenance = check_mapping(provenance, "provenance", required=("parts",))
-    parts = check_mapping(provenance["parts"], "provenance.parts", required=("adult.data", "adult.test"))
-    n_data = check_count(parts["adult.data"], "provenance.parts.adult.data")
-    n_test = check_count(parts["adult.test"], "provenance.parts.adult.test")
-    if n_data + n_test != len(table):
-        raise ValueError(f"provenance.parts: {n_data} + {n_test} records, but the table has {len(table)}")
-    return split_table(table, CATEGORICAL_ATTRIBUTES, {"kind": "source"}, first_part=n_data)
+    rng = check_rng(rng)
+    first_part = None
+    if d["split"]["kind"] == "source":
+        provenance = check_mapping(provenance, "provenance", required=("parts",))
+        parts = check_mapping(provenance["parts"], "provenance.parts", required=("adult.data", "adult.test"))
+        n_data = check_count(parts["adult.data"], "provenance.parts.adult.data")
+        n_test = check_count(parts["adult.test"], "provenance.parts.adult.test")
+        if n_data + n_test != len(table):
+            raise ValueError(f"provenance.parts: {n_data} + {n_test} records, but the table has {len(table)}")
+        first_part = n_data
+    try:
+        return split_table(table, d["columns"], d["split"], first_part=first_part, rng=rng)
+    except ValueError as exc:
+        raise ValueError(f"adult-design.dataset: {exc}") from None
 
 
 def estimate_priors(table: pd.DataFrame, attributes) -> pd.DataFrame:
