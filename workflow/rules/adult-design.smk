@@ -9,7 +9,7 @@
 # releases the release part (adult.test); same-records designs on and releases every record.
 #
 # Stages (one rule each, outputs a person can open):
-#   0. dataset   study_dataset        dataset.csv                the dataset.columns and each record's part (dataset.split)
+#   0. dataset   data_study        dataset.csv                the dataset.columns and each record's part (dataset.split)
 #   1. estimate  estimate_priors      priors.csv                 P̂ of every attribute (design part)
 #                                     release_histogram.csv      the released records' histogram (the truth)
 #   2. design    design_attribute   design/<attribute>.csv     one job per attribute (parallel,
@@ -74,7 +74,7 @@ def _dataset_inputs(wildcards):
     return inputs
 
 
-rule study_dataset:
+rule data_study:
     input:
         unpack(_dataset_inputs),
     output:

@@ -59,7 +59,7 @@ def test_a_generated_table_runs_through_the_same_study(tmp_path):
     run = _snakemake(workdir, *TARGETS)
     assert run.returncode == 0, run.stdout[-4000:]
     ran = jobs_run(run.stdout)
-    assert "data" not in ran and "study_dataset" in ran  # Adult is not touched
+    assert "data" not in ran and "data_study" in ran  # Adult is not touched
 
     res = workdir / "results/toy-design"
     dataset = read_table(res / "dataset.csv")
