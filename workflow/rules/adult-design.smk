@@ -62,18 +62,6 @@ localrules:
     experiment_frequency_gather,
 
 
-def _dataset_inputs(wildcards):
-    """The study table's inputs: Adult's verified table and its provenance (the parts), a local
-    CSV file, or nothing (ucimlrepo and url are fetched by the job)."""
-    dataset = config[wildcards.study]["dataset"]
-    inputs = {"code": script_code("adult_design_dataset.py")}
-    if dataset["source"] == "adult":
-        inputs.update(table="results/data/adult.csv", provenance="results/data/adult_provenance.json")
-    elif dataset["source"] == "csv":
-        inputs["source"] = dataset["path"]
-    return inputs
-
-
 rule data_study:
     input:
         unpack(_dataset_inputs),
