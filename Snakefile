@@ -12,16 +12,20 @@ min_version("9.0")
 configfile: "config.yaml"
 
 
+sys.path.insert(0, str(Path(workflow.basedir) / "workflow" / "lib"))
+from config_checks import DESIGN_STUDY, check_config, complete_studies  # noqa: E402
+
+# A study <name>-design (the adult-design study on another data set) gives only the keys that
+# differ: its section is completed from adult-design's (config.yaml) before validation.
+complete_studies(config)
 # config.yaml holds every default; the schemas check types and ranges and require every key
 # (validated section by section too: a section's errors then name its own schema).
 validate(config, "workflow/schemas/config.schema.yaml")
 for section in [key for key, value in config.items() if isinstance(value, dict)]:
-    validate(config[section], f"workflow/schemas/{section}.schema.yaml")
+    schema = DESIGN_STUDY if section.endswith("-design") else section
+    validate(config[section], f"workflow/schemas/{schema}.schema.yaml")
 # Constraints between keys (m_min < m_max, beta_max <= 2 p_min, sums to one, adult-design's
 # release.eps among its eps, ...), checked before any job starts; the error names the keys.
-sys.path.insert(0, str(Path(workflow.basedir) / "workflow" / "lib"))
-from config_checks import check_config  # noqa: E402
-
 check_config(config)
 
 

@@ -294,7 +294,12 @@ ARGS: dict = {
     "experiments.adult_design.stages.monte_carlo": lambda ctx: {"table": ctx["adult"]["table"].iloc[:100], "attribute": "sex",
                                              "settings": _ad(ctx, "delta", "methods", "mc")},
     "experiments.adult_design.stages.release_attribute": lambda ctx: {"table": ctx["adult"]["table"], "mechanisms": ctx["adult"]["mechanisms"],
-                                                   "attribute": "sex", "settings": _ad(ctx, "release"), "seed": 1},
+                                                   "attribute": "sex", "settings": _ad(ctx, "release"),
+                                                   "priors": ctx["adult"]["priors"], "seed": 1},
+    "experiments.adult_design.stages.release_histogram": lambda ctx: {"priors": ctx["adult"]["priors"], "table": ctx["adult"]["table"]},
+    "experiments.adult_design.stages.build_dataset": lambda ctx: {"settings": _ad(ctx, "dataset"), "table": ctx["adult"]["table"],
+                                               "provenance": {"parts": {"adult.data": 300, "adult.test": 200}},
+                                               "rng": np.random.default_rng(0)},
 }
 
 #: Small settings of the adult-design study: config.yaml's section (complete: the library has no
@@ -753,7 +758,7 @@ def _adult_design(tmp: Path, table: pd.DataFrame) -> dict:
 
     all_mechanisms = pd.concat([mechanisms, fq.mse_designs(priors, mechanisms, "sex", settings)], ignore_index=True)
     freq = fq.frequency_comparison(priors, all_mechanisms, "sex", settings, np.random.default_rng(0))
-    release = stages.release_attribute(table, mechanisms, "sex", settings, seed=1)
+    release = stages.release_attribute(table, mechanisms, "sex", settings, priors=priors, seed=1)
     inputs = {name: str(save_table(frame, tmp / f"{name}.csv"))
               for name, frame in (("priors", priors), ("mechanisms", all_mechanisms), ("curve_sex", curve), ("mc_sex", mc),
                                   ("frequency_sex", freq))}

@@ -103,6 +103,11 @@ def write_meta(path: Path, meta: dict) -> None:
 # ------------------------------------------------------------------ pipeline: record
 
 
+#: Wildcards whose values have a form of their own (the rules' wildcard_constraints): a study of
+#: the adult-design kind is named <name>-design, so its files are not taken for a paper's.
+_WILDCARD = {"{study}": r"[^/]+-design"}
+
+
 def benchmark_rules(rules_dir: Path = ROOT / "workflow" / "rules") -> list[tuple[str, re.Pattern]]:
     """(rule, pattern of its benchmark file relative to ``benchmarks/``) of every rule with a
     ``benchmark:`` directive, read from the rule files."""
@@ -119,7 +124,7 @@ def benchmark_rules(rules_dir: Path = ROOT / "workflow" / "rules") -> list[tuple
                 if not path.startswith("benchmarks/"):
                     raise ValueError(f"{smk.name}: rule {rule}: benchmark {path!r} is not under benchmarks/")
                 parts = re.split(r"(\{\w+\})", path[len("benchmarks/"):])
-                regex = "".join(r"[^/]+" if p.startswith("{") else re.escape(p) for p in parts)
+                regex = "".join(_WILDCARD.get(p, r"[^/]+") if p.startswith("{") else re.escape(p) for p in parts)
                 out.append((rule, re.compile(regex + r"\Z")))
     if not out:
         raise ValueError(f"no rule with a benchmark: directive in {rules_dir}")

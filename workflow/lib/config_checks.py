@@ -127,16 +127,49 @@ def _statistical_inference(config: dict, problems: list) -> None:
         _less(problems, "statistical-inference.fig2", "n_min", "n_max", s, strict=False)
 
 
-def _adult_design(config: dict, problems: list, data_table: Path) -> None:
-    where = "adult-design"
+#: The study whose section completes every other design study's (``<name>-design``).
+DESIGN_STUDY = "adult-design"
+
+
+def complete_studies(config: dict) -> dict:
+    """Complete the section of every study ``<name>-design`` of ``studies`` other than adult-design
+    from adult-design's section (config.yaml, the one home of the defaults), its own keys merged
+    over it the way Snakemake merges a --configfile; the section is created when absent. Run by the
+    Snakefile before the schemas. Returns ``config`` (changed in place)."""
+    import copy
+
+    from snakemake.utils import update_config
+
+    for study in config.get("studies", []) or []:
+        if study == DESIGN_STUDY or not isinstance(study, str) or not isinstance(config.get(DESIGN_STUDY), dict):
+            continue
+        own = config.get(study) or {}
+        section = copy.deepcopy(config[DESIGN_STUDY])
+        update_config(section, copy.deepcopy(own) if isinstance(own, dict) else {})
+        config[study] = section
+    return config
+
+
+def _adult_design(config: dict, problems: list, data_table: Path, where: str = DESIGN_STUDY) -> None:
     s = _section(config, where)
     if not s:
         return
-    for key in ("attributes", "mc_attributes"):
-        bad = [a for a in s[key] if a not in CATEGORICAL_ATTRIBUTES]
+    d = s["dataset"]
+    try:
+        from leakage.data.categorical import check_dataset
+
+        check_dataset(d, f"{where}.dataset")
+    except (ValueError, TypeError) as exc:
+        problems.append(str(exc))
+    if d["source"] == "adult":
+        bad = [c for c in d["columns"] if c not in CATEGORICAL_ATTRIBUTES]
         if bad:
-            problems.append(f"{where}.{key}: {bad} are not categorical attributes of Adult; choose from "
+            problems.append(f"{where}.dataset.columns: {bad} are not categorical attributes of Adult; choose from "
                             f"{list(CATEGORICAL_ATTRIBUTES)}")  # fmt: skip
+    for key in ("attributes", "mc_attributes"):
+        bad = [a for a in s[key] if a not in d["columns"]]
+        if bad:
+            problems.append(f"{where}.{key}: {bad} are not among {where}.dataset.columns {d['columns']}")
     h = s["heatmap"]
     if h["attribute"] not in s["attributes"]:
         problems.append(f"{where}.heatmap.attribute: {h['attribute']!r} must be one of {where}.attributes {s['attributes']}")
@@ -161,10 +194,14 @@ def _adult_design(config: dict, problems: list, data_table: Path) -> None:
     mc = s["mc"]
     if mc["m_max"] is not None:
         _less(problems, f"{where}.mc", "m_min", "m_max", mc, strict=False)
-    _single_categories(s, problems, data_table)
+    if s["protocol"] == "same-records" and mc["release_m"] is not None:
+        problems.append(f"{where}.mc.release_m: must be null under {where}.protocol same-records (the subset itself "
+                        f"is released), got {mc['release_m']}")  # fmt: skip
+    if d["source"] == "adult":
+        _single_categories(s, problems, data_table, where)
 
 
-def _single_categories(s: dict, problems: list, data_table: Path) -> None:
+def _single_categories(s: dict, problems: list, data_table: Path, where: str = DESIGN_STUDY) -> None:
     """An attribute with one category in the data table has nothing to privatize. Checked when the
     table exists (else by the estimate job, the study's first, with the same message)."""
     wanted = sorted((set(s["attributes"]) | set(s["mc_attributes"])) & set(CATEGORICAL_ATTRIBUTES))
@@ -181,7 +218,7 @@ def _single_categories(s: dict, problems: list, data_table: Path) -> None:
     single = [a for a in wanted if len(seen[a]) < 2] if records else []  # empty: not written yet
     if single:
         key = "attributes" if set(single) & set(s["attributes"]) else "mc_attributes"
-        problems.append(f"adult-design.{key}: attributes {single} have a single category in {data_table}: "
+        problems.append(f"{where}.{key}: attributes {single} have a single category in {data_table}: "
                         "nothing to privatize")  # fmt: skip
 
 
@@ -194,8 +231,10 @@ def check_config(config: dict, data_table: str | Path = "results/data/adult.csv"
     Theorem 4's validity); fig2b k <= n_symbols and beta_max <= 2/n_symbols;
     fig3a increase_min <= eps_prime_span; m_min < m_max (fig3b, fig4, fig5); worst-case-pml
     p_low_min <= p_low_max <= 1/alphabet_size and k <= alphabet_size; statistical-inference fig2
-    n_min <= n_max; and, when ``studies`` lists adult-design: its attributes are categorical
-    attributes of Adult, heatmap.attribute is among its attributes, release.eps and heatmap.eps
+    n_min <= n_max; and, for every study of ``studies`` (adult-design, ``<name>-design``): its
+    dataset section is consistent (``leakage.data.categorical.check_dataset``), its attributes are
+    among dataset.columns (which, for the source adult, are categorical attributes of Adult),
+    mc.release_m is null under the protocol same-records, heatmap.attribute is among its attributes, release.eps and heatmap.eps
     among its eps, methods include pml and heatmap.methods are among them, curve.eps_min <
     curve.eps_max, mc.m_min <= mc.m_max, and no attribute has a single category in ``data_table``
     (when that file exists).
@@ -208,7 +247,7 @@ def check_config(config: dict, data_table: str | Path = "results/data/adult.csv"
     _empirical_pml(config, problems)
     _worst_case_pml(config, problems)
     _statistical_inference(config, problems)
-    if "adult-design" in config.get("studies", []):
-        _adult_design(config, problems, Path(data_table))
+    for study in config.get("studies", []):
+        _adult_design(config, problems, Path(data_table), study)
     if problems:
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(problems))

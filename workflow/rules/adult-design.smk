@@ -2,9 +2,16 @@
 # distributions of Adult's categorical attributes, against optimal LDP and randomized response.
 # Config section `adult-design` (workflow/schemas/adult-design.schema.yaml); outputs in
 # results/adult-design/. Library: leakage.experiments.adult_design (stages, figures, claims).
+# Every rule runs for each study of DESIGN_STUDIES ({study}: adult-design, or <name>-design, the
+# same study on another data set with its section and results/<name>-design/ folder).
+#
+# Protocol (adult-design.protocol): split (default) designs on the design part (adult.data) and
+# releases the release part (adult.test); same-records designs on and releases every record.
 #
 # Stages (one rule each, outputs a person can open):
-#   1. estimate  estimate_priors      priors.csv                 P̂ of every attribute (full data)
+#   0. dataset   data_study        dataset.csv                the dataset.columns and each record's part (dataset.split)
+#   1. estimate  estimate_priors      priors.csv                 P̂ of every attribute (design part)
+#                                     release_histogram.csv      the released records' histogram (the truth)
 #   2. design    design_attribute   design/<attribute>.csv     one job per attribute (parallel,
 #                                          design/<attribute>_mi.csv  cluster-ready); fig2's curve
 #                design_gather  mechanisms.csv             gathered (cheap, local)
@@ -18,38 +25,36 @@
 #
 # Figure index (figure -> function in leakage.experiments.adult_design -> what it shows):
 #   fig1 -> fig1: empirical MI (67) between m true and released values vs m, MC attributes, eps = mc.eps
-#   fig2 -> fig2: exact I(X;Y) under the full-data P̂ vs eps, every attribute and method
+#   fig2 -> fig2: exact I(X;Y) under the design part's P̂ vs eps, every attribute and method
 #   fig3 -> fig3: designed mechanisms as heatmaps (heatmap.attribute at heatmap.eps, pml | ldp)
 #   fig4 -> fig4: exact I(X;Y) of the exact optimum (pml) vs route (44) (pml_prop2) vs m
 #   fig5 -> fig5: MSE of the estimated histogram vs eps per attribute, every method (frequency.csv)
 #   fig6 -> fig6: one release of frequency.histogram_attribute, estimate and 95 % intervals vs truth
 #   claims.csv -> check_claims: orderings, guarantees verified without the engine, gain vs m, fig2 vs mechanisms.csv
-FIGURES["adult-design"] = ["fig1", "fig2", "fig3", "fig4", "fig5", "fig6"]
-FIGURE_INPUTS[("adult-design", "fig1")] = {f"mc_{a}": f"results/adult-design/mc/{a}.csv" for a in _AD["mc_attributes"]}
-FIGURE_INPUTS[("adult-design", "fig4")] = FIGURE_INPUTS[("adult-design", "fig1")]
-FIGURE_INPUTS[("adult-design", "fig2")] = {
-    f"curve_{a}": f"results/adult-design/design/{a}_mi.csv" for a in _AD["attributes"]
-}
-FIGURE_INPUTS[("adult-design", "fig3")] = {
-    "priors": "results/adult-design/priors.csv",
-    "mechanisms": "results/adult-design/mechanisms.csv",
-}
-FIGURE_INPUTS[("adult-design", "fig5")] = {
-    f"frequency_{a}": f"results/adult-design/frequency/{a}.csv" for a in _AD["attributes"]
-}
-FIGURE_INPUTS[("adult-design", "fig6")] = FIGURE_INPUTS[("adult-design", "fig3")]
-CLAIMS_INPUTS["adult-design"] = FIGURE_INPUTS[("adult-design", "fig3")]
-EXTRA_TARGETS["adult-design"] = [
-    "results/adult-design/priors.csv",
-    "results/adult-design/mechanisms.csv",
-    "results/adult-design/frequency.csv",
-] + [f"results/adult-design/release/{a}.csv" for a in _AD["attributes"]] + [
-    f"results/adult-design/estimates/{a}.csv" for a in _AD["attributes"]
-]
+for _s in DESIGN_STUDIES:
+    _res = f"results/{_s}"
+    FIGURES[_s] = ["fig1", "fig2", "fig3", "fig4", "fig5", "fig6"]
+    FIGURE_INPUTS[(_s, "fig1")] = {f"mc_{a}": f"{_res}/mc/{a}.csv" for a in config[_s]["mc_attributes"]}
+    FIGURE_INPUTS[(_s, "fig4")] = FIGURE_INPUTS[(_s, "fig1")]
+    FIGURE_INPUTS[(_s, "fig2")] = {f"curve_{a}": f"{_res}/design/{a}_mi.csv" for a in _attributes(_s)}
+    FIGURE_INPUTS[(_s, "fig3")] = {"priors": f"{_res}/priors.csv", "mechanisms": f"{_res}/mechanisms.csv"}
+    FIGURE_INPUTS[(_s, "fig5")] = {f"frequency_{a}": f"{_res}/frequency/{a}.csv" for a in _attributes(_s)}
+    FIGURE_INPUTS[(_s, "fig6")] = {
+        "priors": f"{_res}/release_histogram.csv",  # the released records' counts
+        "mechanisms": f"{_res}/mechanisms.csv",
+    }
+    CLAIMS_INPUTS[_s] = FIGURE_INPUTS[(_s, "fig3")]
+    EXTRA_TARGETS[_s] = [
+        f"{_res}/priors.csv",
+        f"{_res}/release_histogram.csv",
+        f"{_res}/mechanisms.csv",
+        f"{_res}/frequency.csv",
+    ] + [f"{_res}/release/{a}.csv" for a in _attributes(_s)] + [f"{_res}/estimates/{a}.csv" for a in _attributes(_s)]
 
 
 wildcard_constraints:
-    attribute="|".join(_re.escape(a) for a in _AD_CATEGORICAL),
+    study="|".join(_re.escape(s) for s in DESIGN_STUDIES),
+    attribute="|".join(sorted({_re.escape(a) for s in DESIGN_STUDIES for a in _attributes(s)})),
 
 
 localrules:
@@ -57,21 +62,43 @@ localrules:
     experiment_frequency_gather,
 
 
-rule estimate_priors:
+rule data_study:
     input:
-        table="results/data/adult.csv",
-        code=script_code("adult_design_priors.py"),
+        unpack(_dataset_inputs),
     output:
-        priors="results/adult-design/priors.csv",
+        dataset="results/{study}/dataset.csv",
     params:
-        settings=_ad("attributes"),
+        settings=_ad("dataset"),
+        seed=config["seed"],
     resources:
         mem_mb=1000,
         runtime=5,
     log:
-        "logs/adult-design/priors.log",
+        "logs/{study}/dataset.log",
     benchmark:
-        "benchmarks/adult-design/priors.tsv"
+        "benchmarks/{study}/dataset.tsv"
+    conda:
+        ENV
+    script:
+        "../scripts/adult_design_dataset.py"
+
+
+rule estimate_priors:
+    input:
+        dataset="results/{study}/dataset.csv",
+        code=script_code("adult_design_priors.py"),
+    output:
+        priors="results/{study}/priors.csv",
+        release="results/{study}/release_histogram.csv",
+    params:
+        settings=_ad("attributes", "protocol"),
+    resources:
+        mem_mb=1000,
+        runtime=5,
+    log:
+        "logs/{study}/priors.log",
+    benchmark:
+        "benchmarks/{study}/priors.tsv"
     conda:
         ENV
     script:
@@ -80,20 +107,20 @@ rule estimate_priors:
 
 rule design_attribute:
     input:
-        priors="results/adult-design/priors.csv",
+        priors="results/{study}/priors.csv",
         code=script_code("adult_design_attribute.py"),
     output:
-        mechanisms="results/adult-design/design/{attribute}.csv",
-        curve="results/adult-design/design/{attribute}_mi.csv",
+        mechanisms="results/{study}/design/{attribute}.csv",
+        curve="results/{study}/design/{attribute}_mi.csv",
     params:
         settings=_ad("eps", "delta", "methods", "curve", "engine"),
     resources:
         mem_mb=2000,
         runtime=30,
     log:
-        "logs/adult-design/{attribute}_design.log",
+        "logs/{study}/{attribute}_design.log",
     benchmark:
-        "benchmarks/adult-design/{attribute}_design.tsv"
+        "benchmarks/{study}/{attribute}_design.tsv"
     conda:
         ENV
     script:
@@ -102,20 +129,20 @@ rule design_attribute:
 
 rule design_mse_attribute:
     input:
-        priors="results/adult-design/priors.csv",
-        mechanisms="results/adult-design/design/{attribute}.csv",
+        priors="results/{study}/priors.csv",
+        mechanisms="results/{study}/design/{attribute}.csv",
         code=script_code("adult_design_mse.py"),
     output:
-        mechanisms="results/adult-design/design/{attribute}_mse.csv",
+        mechanisms="results/{study}/design/{attribute}_mse.csv",
     params:
         settings=_ad("eps", "delta", "engine", "frequency"),
     resources:
         mem_mb=2000,
         runtime=10,
     log:
-        "logs/adult-design/{attribute}_mse.log",
+        "logs/{study}/{attribute}_mse.log",
     benchmark:
-        "benchmarks/adult-design/{attribute}_mse.tsv"
+        "benchmarks/{study}/{attribute}_mse.tsv"
     conda:
         ENV
     script:
@@ -124,18 +151,21 @@ rule design_mse_attribute:
 
 rule design_gather:
     input:
-        parts=expand(
-            "results/adult-design/design/{attribute}{part}.csv", attribute=_AD["attributes"], part=["", "_mse"]
+        parts=lambda wildcards: expand(
+            "results/{study}/design/{attribute}{part}.csv",
+            study=wildcards.study,
+            attribute=_attributes(wildcards.study),
+            part=["", "_mse"],
         ),
     output:
-        mechanisms="results/adult-design/mechanisms.csv",
+        mechanisms="results/{study}/mechanisms.csv",
     resources:
         mem_mb=500,
         runtime=5,
     log:
-        "logs/adult-design/mechanisms.log",
+        "logs/{study}/mechanisms.log",
     benchmark:
-        "benchmarks/adult-design/mechanisms.tsv"
+        "benchmarks/{study}/mechanisms.tsv"
     conda:
         ENV
     script:
@@ -144,21 +174,22 @@ rule design_gather:
 
 rule release_attribute:
     input:
-        table="results/data/adult.csv",
-        mechanisms="results/adult-design/design/{attribute}.csv",
+        dataset="results/{study}/dataset.csv",
+        priors="results/{study}/priors.csv",
+        mechanisms="results/{study}/design/{attribute}.csv",
         code=script_code("adult_design_release.py"),
     output:
-        release="results/adult-design/release/{attribute}.csv",
+        release="results/{study}/release/{attribute}.csv",
     params:
-        settings=_ad("eps", "release"),
+        settings=_ad("eps", "release", "protocol"),
         seed=config["seed"],
     resources:
         mem_mb=1000,
         runtime=5,
     log:
-        "logs/adult-design/{attribute}_release.log",
+        "logs/{study}/{attribute}_release.log",
     benchmark:
-        "benchmarks/adult-design/{attribute}_release.tsv"
+        "benchmarks/{study}/{attribute}_release.tsv"
     conda:
         ENV
     script:
@@ -167,20 +198,20 @@ rule release_attribute:
 
 rule experiment_monte_carlo:
     input:
-        table="results/data/adult.csv",
+        dataset="results/{study}/dataset.csv",
         code=script_code("adult_design_mc.py"),
     output:
-        mc="results/adult-design/mc/{attribute}.csv",
+        mc="results/{study}/mc/{attribute}.csv",
     params:
-        settings=_ad("delta", "methods", "mc"),
+        settings=_ad("delta", "methods", "mc", "protocol"),
         seed=config["seed"],
     resources:
         mem_mb=2000,
         runtime=60,
     log:
-        "logs/adult-design/{attribute}_mc.log",
+        "logs/{study}/{attribute}_mc.log",
     benchmark:
-        "benchmarks/adult-design/{attribute}_mc.tsv"
+        "benchmarks/{study}/{attribute}_mc.tsv"
     conda:
         ENV
     script:
@@ -189,21 +220,21 @@ rule experiment_monte_carlo:
 
 rule estimate_release:
     input:
-        release="results/adult-design/release/{attribute}.csv",
-        mechanisms="results/adult-design/design/{attribute}.csv",
-        priors="results/adult-design/priors.csv",
+        release="results/{study}/release/{attribute}.csv",
+        mechanisms="results/{study}/design/{attribute}.csv",
+        priors="results/{study}/release_histogram.csv",  # the truth beside the estimate
         code=script_code("adult_design_estimates.py"),
     output:
-        estimates="results/adult-design/estimates/{attribute}.csv",
+        estimates="results/{study}/estimates/{attribute}.csv",
     params:
         settings=_ad("release"),
     resources:
         mem_mb=1000,
         runtime=5,
     log:
-        "logs/adult-design/{attribute}_estimates.log",
+        "logs/{study}/{attribute}_estimates.log",
     benchmark:
-        "benchmarks/adult-design/{attribute}_estimates.tsv"
+        "benchmarks/{study}/{attribute}_estimates.tsv"
     conda:
         ENV
     script:
@@ -212,12 +243,12 @@ rule estimate_release:
 
 rule experiment_frequency:
     input:
-        priors="results/adult-design/priors.csv",
-        mechanisms="results/adult-design/design/{attribute}.csv",
-        mse="results/adult-design/design/{attribute}_mse.csv",
+        priors="results/{study}/release_histogram.csv",  # the released records' counts
+        mechanisms="results/{study}/design/{attribute}.csv",
+        mse="results/{study}/design/{attribute}_mse.csv",
         code=script_code("adult_design_frequency.py"),
     output:
-        frequency="results/adult-design/frequency/{attribute}.csv",
+        frequency="results/{study}/frequency/{attribute}.csv",
     params:
         settings=_ad("eps", "frequency"),
         seed=config["seed"],
@@ -225,9 +256,9 @@ rule experiment_frequency:
         mem_mb=2000,
         runtime=10,
     log:
-        "logs/adult-design/{attribute}_frequency.log",
+        "logs/{study}/{attribute}_frequency.log",
     benchmark:
-        "benchmarks/adult-design/{attribute}_frequency.tsv"
+        "benchmarks/{study}/{attribute}_frequency.tsv"
     conda:
         ENV
     script:
@@ -236,16 +267,18 @@ rule experiment_frequency:
 
 rule experiment_frequency_gather:
     input:
-        parts=expand("results/adult-design/frequency/{attribute}.csv", attribute=_AD["attributes"]),
+        parts=lambda wildcards: expand(
+            "results/{study}/frequency/{attribute}.csv", study=wildcards.study, attribute=_attributes(wildcards.study)
+        ),
     output:
-        frequency="results/adult-design/frequency.csv",
+        frequency="results/{study}/frequency.csv",
     resources:
         mem_mb=500,
         runtime=5,
     log:
-        "logs/adult-design/frequency.log",
+        "logs/{study}/frequency.log",
     benchmark:
-        "benchmarks/adult-design/frequency.tsv"
+        "benchmarks/{study}/frequency.tsv"
     conda:
         ENV
     script:

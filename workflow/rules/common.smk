@@ -15,8 +15,14 @@ PAPERS = [
 ]
 
 # Studies beyond the papers (config `studies`): same figure contract and generic rules as a paper,
-# plus stage rules of their own (workflow/rules/<study>.smk).
-STUDIES = ["adult-design"]
+# plus stage rules of their own (workflow/rules/<study>.smk). adult-design, and <name>-design: the
+# same study on another data set (its rules are adult-design's, its outputs in results/<name>-design).
+STUDIES = list(dict.fromkeys(["adult-design", *config.get("studies", [])]))
+
+
+def study_kind(paper):
+    """The paper or study whose code, captions and rules a key uses: adult-design for <name>-design."""
+    return "adult-design" if paper.endswith("-design") else paper
 
 # The conda environment of every rule (`--sdm conda`); pip installs the same from pyproject.toml.
 ENV = "../../envs/leakage.yaml"
@@ -47,7 +53,9 @@ with open(Path(workflow.basedir) / "workflow" / "report" / "figures.yaml") as _f
 
 def figure_description(paper, figure):
     """The caption fields of a figure for workflow/report/figure.rst: title, reproduces, look_for."""
-    entry = DESCRIPTIONS.get(paper, {})
+    entry = dict(DESCRIPTIONS.get(study_kind(paper), {}))
+    if paper != study_kind(paper) and "title" in entry:
+        entry["title"] = f"{entry['title']}; here on the data set of {paper} (section {paper}.dataset)"
     missing = f"(no description of {paper}/{figure} in workflow/report/figures.yaml)"
     desc = entry.get("figures", {}).get(figure, {})
     return {
@@ -58,8 +66,9 @@ def figure_description(paper, figure):
 
 
 def paper_module(paper):
-    """The Python module name of a paper key (empirical-pml -> empirical_pml)."""
-    return paper.replace("-", "_")
+    """The Python module name of a paper key (empirical-pml -> empirical_pml; <name>-design ->
+    adult_design, as leakage.experiments.paper_module maps it)."""
+    return study_kind(paper).replace("-", "_")
 
 
 def script_code(script, *modules):

@@ -50,6 +50,8 @@ rule figure:
         settings=lambda wildcards: figure_settings(wildcards.paper, wildcards.figure),
         # the caption's text (workflow/report/figures.yaml); not used by the drawing
         description=lambda wildcards: figure_description(wildcards.paper, wildcards.figure),
+        # the module that draws it (leakage.plots.<module>): a <name>-design study draws as adult-design
+        kind=lambda wildcards: study_kind(wildcards.paper),
     resources:
         mem_mb=1000,
         runtime=10,

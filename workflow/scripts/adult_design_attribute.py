@@ -1,4 +1,4 @@
-"""adult-design stage 2, design: one attribute's mechanisms and fig2 curve from the full-data P̂ (thin)."""
+"""adult-design stage 2, design: one attribute's mechanisms and fig2 curve from the design part's P̂ (thin)."""
 
 import contextlib
 import logging

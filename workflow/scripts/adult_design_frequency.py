@@ -12,6 +12,6 @@ from leakage.tables import read_table, save_table
 with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
     attribute = snakemake.wildcards.attribute
     mechanisms = pd.concat([read_table(snakemake.input.mechanisms), read_table(snakemake.input.mse)], ignore_index=True)
-    rng = stream(snakemake.params.seed, "adult-design", "frequency", attribute)
+    rng = stream(snakemake.params.seed, snakemake.wildcards.study, "frequency", attribute)
     table = frequency_comparison(read_table(snakemake.input.priors), mechanisms, attribute, snakemake.params.settings, rng)
     save_table(table, snakemake.output.frequency)

@@ -9,6 +9,6 @@ from leakage.tables import read_table
 with open(snakemake.log[0], "w") as log, contextlib.redirect_stderr(log):
     table = read_table(snakemake.input.table)
     fig = plot_figure(
-        snakemake.wildcards.paper, snakemake.wildcards.figure, table, snakemake.params.settings
+        snakemake.params.kind, snakemake.wildcards.figure, table, snakemake.params.settings
     )
     save_figure(fig, snakemake.output.pdf)

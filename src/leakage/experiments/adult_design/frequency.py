@@ -180,7 +180,7 @@ def frequency_comparison(priors: pd.DataFrame, mechanisms: pd.DataFrame, attribu
                          rng: np.random.Generator) -> pd.DataFrame:
     """``frequency.csv`` rows of one attribute: for every config eps and every method of
     ``FREQUENCY_METHODS`` with a mechanism (an infeasible pml_prop2 has none: no row), the m records
-    of the full data fixed (counts from ``priors.csv``), ``frequency.repetitions`` independent
+    released fixed (their counts from ``priors``: the pipeline passes release_histogram.csv), ``frequency.repetitions`` independent
     releases (``rng``): ``mse`` the mean of sum_x (f̂_x - f_x)^2, ``mse_stderr`` its standard error
     (sample standard deviation / sqrt(repetitions)), ``mse_theory`` the formula
     (:func:`leakage.estimation.frequency.frequency_mse` for the channels, the oracles'
@@ -228,7 +228,7 @@ def frequency_comparison(priors: pd.DataFrame, mechanisms: pd.DataFrame, attribu
 
 def histogram_release(priors: pd.DataFrame, mechanisms: pd.DataFrame, settings: Mapping,
                       rng: np.random.Generator) -> pd.DataFrame:
-    """fig6's table: one release of ``frequency.histogram_attribute`` (all records) through each of
+    """fig6's table: one release of ``frequency.histogram_attribute`` (all released records) through each of
     ``frequency.histogram_methods`` at ``frequency.histogram_eps`` and the estimate the analyst
     gets from it (``ESTIMATE_COLUMNS``), with the truth beside it."""
     s = check_settings(settings, ("frequency",))

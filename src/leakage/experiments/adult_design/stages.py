@@ -30,7 +30,7 @@ from typing import Mapping
 import numpy as np
 import pandas as pd
 
-from leakage.data.adult import CATEGORICAL_ATTRIBUTES, categorical_column
+from leakage.data.categorical import DATASET_KEYS, PROTOCOLS, category_codes, check_dataset, split_table
 from leakage.measures.dp import randomized_response
 from leakage.estimation.concentration import beta_star, empirical_distribution, sample_sizes
 from leakage.measures.information import empirical_mutual_information, mutual_information
@@ -78,11 +78,13 @@ ENGINE_KEYS = ("tol", "max_iterations", "max_nodes")
 #: keys of its sub-sections. The stages take complete settings: each function needs the keys it
 #: uses (the rules pass only those, so that a change elsewhere in the section reruns nothing).
 SECTION_KEYS = {
+    "dataset": DATASET_KEYS,
+    "protocol": None,
     "attributes": None, "eps": None, "delta": None, "methods": None,
     "curve": ("eps_min", "eps_max", "n_eps"),
     "engine": ENGINE_KEYS,
     "mc_attributes": None,
-    "mc": ("eps", "m_min", "m_max", "n_m", "iterations", *ENGINE_KEYS),
+    "mc": ("eps", "m_min", "m_max", "n_m", "iterations", "release_m", *ENGINE_KEYS),
     "heatmap": ("attribute", "eps", "methods"),
     "release": ("eps", "rng"),
     "frequency": ("repetitions", "large_max_iterations", "histogram_attribute", "histogram_eps", "histogram_methods"),
@@ -99,11 +101,13 @@ def _fail(key: str, message: str):
 
 
 def _check_attributes(values, key: str) -> list[str]:
+    """A non-empty list of distinct attribute names (columns of ``dataset.columns``: a check between
+    keys, in workflow/lib/config_checks.py; a name missing from the table is refused when read)."""
     if isinstance(values, str) or not isinstance(values, (list, tuple)) or not values:
-        _fail(key, f"must be a non-empty list of attributes from {list(CATEGORICAL_ATTRIBUTES)}, got {values!r}")
-    bad = [a for a in values if a not in CATEGORICAL_ATTRIBUTES]
+        _fail(key, f"must be a non-empty list of attributes (categorical columns of the data set), got {values!r}")
+    bad = [a for a in values if not isinstance(a, str) or not a]
     if bad:
-        _fail(key, f"unknown attributes {bad}; choose from {list(CATEGORICAL_ATTRIBUTES)}")
+        _fail(key, f"attributes must be column names (non-empty strings), got {bad}")
     if len(set(values)) != len(values):
         _fail(key, f"lists an attribute twice: {list(values)}")
     return list(values)
@@ -168,6 +172,10 @@ def check_settings(settings: Mapping, required=()) -> dict:
         if absent:
             _fail(f"{key}.{absent[0]}", "missing from settings (config.yaml holds every key of the section with its default)")
         s[key] = dict(value)
+    if "dataset" in s:
+        s["dataset"] = check_dataset(s["dataset"], "adult-design.dataset")
+    if "protocol" in s and s["protocol"] not in PROTOCOLS:
+        _fail("protocol", f"must be one of {list(PROTOCOLS)}, got {s['protocol']!r}")
     if "attributes" in s:
         s["attributes"] = _check_attributes(s["attributes"], "attributes")
     if "eps" in s:
@@ -208,6 +216,10 @@ def check_settings(settings: Mapping, required=()) -> dict:
             isinstance(mc["m_max"], bool) or not isinstance(mc["m_max"], int) or mc["m_max"] < mc["m_min"]
         ):
             _fail("mc.m_max", f"must be null (all records) or an integer >= mc.m_min, got {mc['m_max']!r}")
+        if mc["release_m"] is not None and (
+            isinstance(mc["release_m"], bool) or not isinstance(mc["release_m"], int) or not 2 <= mc["release_m"] <= MAX_POINTS
+        ):
+            _fail("mc.release_m", f"must be null (m records) or an integer in [2, {MAX_POINTS}], got {mc['release_m']!r}")
     if "heatmap" in s:
         h = s["heatmap"]
         h["attribute"] = _check_attributes([h["attribute"]], "heatmap.attribute")[0]
@@ -252,12 +264,13 @@ def curve_eps(settings: Mapping) -> np.ndarray:
 # --------------------------------------------------------------------------- 1. estimate
 
 
-def attribute_codes(table: pd.DataFrame, attribute: str) -> tuple[list[str], np.ndarray]:
-    """``categorical_column`` with its error naming the config key."""
+def attribute_codes(table: pd.DataFrame, attribute: str, categories=None) -> tuple[list[str], np.ndarray]:
+    """:func:`leakage.data.categorical.category_codes` (with ``categories``: coded by that list, the
+    design part's) with its error naming the config key."""
     check_frame(table, "table")
     _attribute(attribute)
     try:
-        return categorical_column(table, attribute)
+        return category_codes(table, attribute, categories)
     except ValueError as exc:
         raise ValueError(f"adult-design.attributes: {exc}") from None
 
@@ -268,11 +281,42 @@ def _attribute(attribute) -> str:
     return attribute
 
 
-def estimate_priors(table: pd.DataFrame, attributes) -> pd.DataFrame:
-    """``attribute, category, count, p_hat``: P̂ of every attribute over all records [empirical-pml, eq. (13)].
+def build_dataset(settings: Mapping, table: pd.DataFrame, *, provenance: Mapping | None = None,
+                  rng: np.random.Generator) -> pd.DataFrame:
+    """``dataset.csv``: the columns ``dataset.columns`` of ``table`` and each record's part, split
+    as ``dataset.split`` says (:func:`leakage.data.categorical.split_table`).
 
-    Categories in the order of :func:`leakage.data.adult.categorical_column` (``?`` its own
-    category); that order defines the indexes x, y of ``mechanisms.csv``.
+    The split ``source`` is Adult's own (``dataset.source`` adult): the design part the records of
+    ``adult.data``, the release part those of ``adult.test``, counted in ``provenance["parts"]``
+    (the data rule's provenance, docs/data.md), which must add up to the table's records. The split
+    ``random`` draws with ``rng`` (required whatever the split: the pipeline passes the study's
+    ``split`` stream). ``ValueError`` names the key.
+    """
+    s = check_settings(settings, ("dataset",))
+    d = s["dataset"]
+    check_frame(table, "table")
+    rng = check_rng(rng)
+    first_part = None
+    if d["split"]["kind"] == "source":
+        provenance = check_mapping(provenance, "provenance", required=("parts",))
+        parts = check_mapping(provenance["parts"], "provenance.parts", required=("adult.data", "adult.test"))
+        n_data = check_count(parts["adult.data"], "provenance.parts.adult.data")
+        n_test = check_count(parts["adult.test"], "provenance.parts.adult.test")
+        if n_data + n_test != len(table):
+            raise ValueError(f"provenance.parts: {n_data} + {n_test} records, but the table has {len(table)}")
+        first_part = n_data
+    try:
+        return split_table(table, d["columns"], d["split"], first_part=first_part, rng=rng)
+    except ValueError as exc:
+        raise ValueError(f"adult-design.dataset: {exc}") from None
+
+
+def estimate_priors(table: pd.DataFrame, attributes) -> pd.DataFrame:
+    """``attribute, category, count, p_hat``: P̂ of every attribute over the records of ``table`` (the design part under the protocol split) [empirical-pml, eq. (13)].
+
+    Categories in the order of :func:`leakage.data.categorical.category_codes` (``?`` its own
+    category); that order defines the indexes x, y of ``mechanisms.csv``. Under the protocol
+    ``split`` ``table`` is the design part.
     """
     check_frame(table, "table")
     if isinstance(attributes, (str, bytes)) or not hasattr(attributes, "__iter__"):
@@ -288,6 +332,26 @@ def estimate_priors(table: pd.DataFrame, attributes) -> pd.DataFrame:
         rows += [
             {"attribute": attribute, "category": c, "count": int(n), "p_hat": float(p)}
             for c, n, p in zip(categories, counts, p_hat)
+        ]
+    return pd.DataFrame(rows, columns=PRIOR_COLUMNS)
+
+
+def release_histogram(priors: pd.DataFrame, table: pd.DataFrame) -> pd.DataFrame:
+    """``release_histogram.csv``: the histogram of the released records (``table``, the release part)
+    of every attribute of ``priors``, with the columns of ``priors.csv`` and its categories in its
+    order (a category the release part lacks has count 0). This is the truth the release's
+    estimates are compared with. A released record whose category the design part never saw has
+    no row in the mechanisms: ``ValueError`` naming it."""
+    check_frame(priors, "priors", columns=PRIOR_COLUMNS)
+    check_frame(table, "table")
+    rows = []
+    for attribute in dict.fromkeys(priors["attribute"]):
+        categories, _, _ = prior_of(priors, attribute)
+        _, codes = attribute_codes(table, attribute, categories)
+        counts = np.bincount(codes, minlength=len(categories))
+        rows += [
+            {"attribute": attribute, "category": c, "count": int(n), "p_hat": float(n / codes.size)}
+            for c, n in zip(categories, counts)
         ]
     return pd.DataFrame(rows, columns=PRIOR_COLUMNS)
 
@@ -443,7 +507,7 @@ def designs_at(methods, p_hat, eps: float, beta: float, budget: Mapping) -> dict
 
 
 def design_attribute(priors: pd.DataFrame, attribute: str, settings: Mapping) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Stage 2 for one attribute, from the full-data P̂ (m = all records, beta = beta*(delta) for N symbols).
+    """Stage 2 for one attribute, from the design part's P̂ (m = its records, beta = beta*(delta) for N symbols).
 
     Returns (mechanisms rows at the config's eps, fig2's curve: I(X;Y) under P̂ for every method
     at every eps of :func:`curve_eps`). The rows at the config's eps are the same designs.
@@ -486,13 +550,15 @@ def release_rng(kind: str, seed: int, attribute: str) -> np.random.Generator:
     raise ValueError(f"adult-design.release.rng: must be 'seeded' or 'secure', got {kind!r}")
 
 
-def release_column(table: pd.DataFrame, attribute: str, channel, rng: np.random.Generator) -> pd.DataFrame:
+def release_column(table: pd.DataFrame, attribute: str, channel, rng: np.random.Generator,
+                   categories=None) -> pd.DataFrame:
     """Stage 3: the attribute's column privatized through ``channel``, row-aligned with ``table``.
 
     One uniform per record, inverse-CDF through the record's row; the released category y is
-    written by name (the category with index y in ``priors.csv`` order). Only the column.
+    written by name (the category with index y in ``priors.csv`` order: ``categories``, or the
+    table's own order when None). Only the column.
     """
-    categories, codes = attribute_codes(table, attribute)
+    categories, codes = attribute_codes(table, attribute, categories)
     c = check_channel(channel)
     check_rng(rng)
     if c.shape[0] != len(categories) or c.shape[1] > len(categories):
@@ -505,7 +571,7 @@ def release_column(table: pd.DataFrame, attribute: str, channel, rng: np.random.
 
 
 def mc_sizes(settings: Mapping, n_records: int) -> np.ndarray:
-    """fig1/fig4's m: ``mc.n_m`` log-spaced integers from ``mc.m_min`` to ``mc.m_max`` (null: all records)."""
+    """fig1/fig4's m: ``mc.n_m`` log-spaced integers from ``mc.m_min`` to ``mc.m_max`` (null: all records of the design part)."""
     mc = check_settings(settings, ("mc",))["mc"]
     n_records = check_count(n_records, "n_records")
     m_max = n_records if mc["m_max"] is None else mc["m_max"]
@@ -516,20 +582,32 @@ def mc_sizes(settings: Mapping, n_records: int) -> np.ndarray:
     return sample_sizes(mc["m_min"], m_max, mc["n_m"])
 
 
-def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.random.Generator) -> pd.DataFrame:
-    """Per iteration, for every m: draw m records without replacement, estimate P̂ from them, design
-    every method from that P̂ (beta = beta*(delta) for m and N), release the m records and compute
-    the empirical MI (67) between true and released values [empirical-pml, eq. (67)] and the exact
-    I(X;Y) under P̂. Common random numbers: every method gets the same subset and the same uniforms.
+def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.random.Generator,
+                release: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per iteration, for every m: draw m records of ``table`` without replacement, estimate P̂ from
+    them, design every method from that P̂ (beta = beta*(delta) for m and N), release records and
+    compute the empirical MI (67) between their true and released values [empirical-pml, eq. (67)]
+    and the exact I(X;Y) under P̂. Common random numbers: every method gets the same subset, the
+    same released records and the same uniforms.
+
+    The released records: protocol ``same-records`` (``release`` None) the subset itself;
+    protocol ``split`` (``table`` the design part, ``release`` the release part) an independent
+    draw without replacement of ``mc.release_m`` records (null: m) of the release part, among its
+    records whose category the subset observed (capped at their number). The released records and
+    the uniforms come from a stream spawned from ``rng``, the subsets from ``rng``: the subsets
+    (and so the designs) are the same under both protocols.
 
     Unseen categories: the design is over the categories observed in the subset (P̂ has full
     support on them, as the ball B_beta(P̂) requires); beta uses N = all categories of the
-    attribute (the public alphabet: a larger, conservative radius). The released records are the
-    subset itself, so no released record has an unseen category.
+    attribute (the public alphabet: a larger, conservative radius). No released record has an
+    unseen category: the mechanism has no row for it.
     """
     s = check_settings(settings, ("delta", "methods", "mc"))
     check_rng(rng)
-    _, codes = attribute_codes(table, attribute)
+    categories, codes = attribute_codes(table, attribute)
+    draw = rng.spawn(1)[0]  # the released records and uniforms: the subsets are rng's under either protocol
+    if release is not None:
+        _, release_codes = attribute_codes(release, attribute, categories)
     n_all = int(codes.max()) + 1
     eps = s["mc"]["eps"]
     rows = []
@@ -539,7 +617,11 @@ def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.
             subset = rng.choice(codes.size, size=int(m), replace=False)
             observed, x = np.unique(codes[subset], return_inverse=True)
             p_hat = empirical_distribution(x, np.arange(observed.size))
-            uniforms = rng.random(int(m))
+            if release is not None:  # an independent draw of the release part, coded as the subset
+                eligible = np.flatnonzero(np.isin(release_codes, observed))
+                size = min(int(m) if s["mc"]["release_m"] is None else s["mc"]["release_m"], eligible.size)
+                x = np.searchsorted(observed, release_codes[draw.choice(eligible, size=size, replace=False)])
+            uniforms = draw.random(x.size)
             if observed.size > 1:
                 mechs = designs_at(s["methods"], p_hat, eps, beta, engine_budget(s["mc"]))
             for method in s["methods"]:
@@ -560,9 +642,12 @@ def monte_carlo(table: pd.DataFrame, attribute: str, settings: Mapping, rng: np.
     return pd.DataFrame(rows, columns=MC_COLUMNS)
 
 
-def release_attribute(table: pd.DataFrame, mechanisms: pd.DataFrame, attribute: str, settings: Mapping, *, seed: int) -> pd.DataFrame:
-    """Stage 3 for one attribute: its column through the ``pml`` mechanism at ``release.eps`` (from
-    the attribute's ``mechanisms`` rows), with the generator of ``release.rng``."""
+def release_attribute(table: pd.DataFrame, mechanisms: pd.DataFrame, attribute: str, settings: Mapping, *,
+                      priors: pd.DataFrame, seed: int) -> pd.DataFrame:
+    """Stage 3 for one attribute: its column of ``table`` (the released records: the release part
+    under the protocol ``split``) through the ``pml`` mechanism at ``release.eps`` (from the
+    attribute's ``mechanisms`` rows), with the generator of ``release.rng``. The records are coded
+    by the categories of ``priors`` (the design part's, the mechanism's input order)."""
     s = check_settings(settings, ("release",))
     _attribute(attribute)
     check_frame(mechanisms, "mechanisms", columns=("attribute", "method", "eps", "x", "y", "probability"), empty=True)
@@ -573,6 +658,6 @@ def release_attribute(table: pd.DataFrame, mechanisms: pd.DataFrame, attribute: 
     if rows.empty:
         raise ValueError(f"attribute {attribute!r} has no pml mechanism at adult-design.release.eps = {eps} in mechanisms "
                          f"(release.eps must be in adult-design.eps, the attribute in adult-design.attributes)")
-    categories, _ = attribute_codes(table, attribute)
+    categories, _, _ = prior_of(priors, attribute)
     channel = channel_from_rows(rows, len(categories))
-    return release_column(table, attribute, channel, release_rng(s["release"]["rng"], seed, attribute))
+    return release_column(table, attribute, channel, release_rng(s["release"]["rng"], seed, attribute), categories)
