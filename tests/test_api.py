@@ -64,3 +64,10 @@ def test_importing_one_module_does_not_import_the_whole_library():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]", out
     assert leakage.optimal_mechanism.__module__ == "leakage.design.optimal"  # and the name still resolves
+
+
+def test_the_lazy_table_and_all_name_the_same_names():
+    # leakage._SOURCES (where each name is imported from on first use) and __all__ (what is public)
+    assert sorted(leakage._MODULE_OF) == sorted(leakage.__all__)
+    for name, module in leakage._MODULE_OF.items():
+        assert getattr(importlib.import_module(module), name) is getattr(leakage, name), name
