@@ -21,8 +21,8 @@ A job's rule is found by matching its file against the ``benchmark:`` paths of t
 ``estimate``, ``design``, ``release``, ``experiment``, ``figure``, ``claims``).
 
 ``tools/design_benchmark.py`` writes ``design-engine.csv`` and ``design-engine.json`` there (with
-``--csv``, the family's, its held-out draws' and the next size's runs write ``design-family.*``,
-``design-heldout.*`` and ``design-stretch.*``).
+``--csv``, the family's, its held-out draws', their small-eps strata's and the next size's runs write ``design-family.*``,
+``design-heldout.*``, ``design-family-small-eps.*``, ``design-heldout-small-eps.*`` and ``design-stretch.*``).
 
 ``render`` writes ``docs/benchmarks.md`` (the pipeline per stage, per rule and its slowest jobs)
 and ``docs/measurements/<table>.md`` for each of ``DESIGN_TABLES`` (the design engine's tables,
@@ -49,9 +49,11 @@ ROOT = Path(__file__).resolve().parents[1]
 MEASUREMENTS = ROOT / "docs" / "measurements"
 PAGE = ROOT / "docs" / "benchmarks.md"
 #: the design engine's tables, each from its own run of tools/design_benchmark.py: the cases of the
-#: default run, the heavy-tailed family (--only family), held-out draws of it (--only family --seed S)
-#: and the next size (--only stretch)
-DESIGN_TABLES = ("design-engine", "design-family", "design-heldout", "design-stretch")
+#: default run, the heavy-tailed family (--only family), held-out draws of it (--only family --seed S),
+#: the small-eps stratum of both at the documented and the default tolerance (--strata 0 --tol
+#: 1e-6,default) and the next size (--only stretch)
+DESIGN_TABLES = ("design-engine", "design-family", "design-heldout", "design-family-small-eps",
+                 "design-heldout-small-eps", "design-stretch")
 
 PIPELINE_COLUMNS = ["paper", "rule", "stage", "job", "start_s", "end_s", "s", "cpu_s", "max_rss_mb"]
 DESIGN_COLUMNS = ["case", "method", "n", "value", "bound", "gap", "certified", "seconds"]
