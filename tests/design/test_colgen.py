@@ -21,7 +21,7 @@ def _heavy_instances(rng, count):
         n = int(rng.integers(4, 8))
         p = prior(rng, n)
         eps = float(rng.uniform(0.05, 0.8))
-        beta = 0.0 if rng.random() < 0.4 else float(rng.uniform(2.2 * p.min(), 0.3))
+        beta = 0.0 if rng.random() < 0.4 else float(rng.uniform(2.2 * p.min(), max(0.3, 3.0 * p.min())))
         cone = Cone.of(p, eps, beta, "pml")
         heavy = heavy_letters(cone)
         if heavy is None:

@@ -9,7 +9,10 @@ from the all-ones column and the warm-start columns, solves the restricted maste
 when no search finds one, their bounds certify ``sum(w) + max(U, 0)``. It stops when
 bound - value <= tol (1 + |value|), after ``max_iterations`` iterations (master solve plus
 pricing; the last one prices fully for the bound) or when a search runs out of nodes with nothing
-found, even on the escalated budgets (``Budget.escalation``; the result names it).
+found, even on the escalated budgets (``Budget.escalation``; the result names it). Besides the
+master's duals, two other dual vectors bound the optimum: duals proportional to the prior (once per
+design, ``price_flat``) and, when some letter is heavier than 1 - 1/C (small eps), the duals of the
+master with its light rows added up (``aggregated_bound``, at iterations 1, 2, 4, ... and the last).
 
 Complexity: one warm-started LP and one pricing per iteration; pricing is a branch and bound,
 exponential in the worst case, bounded by its node budget.

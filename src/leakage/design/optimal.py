@@ -78,7 +78,8 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     iterations; each pricing search stops at its gap or after ``max_nodes`` nodes per call (None:
     the engine's default, raised in counted steps while a pricing runs out of nodes with nothing
     found and no certificate), still giving a valid, looser bound. The seed designs get the same
-    budgets, never raised (warm starts need no certificate). ``max_seconds`` (default None) adds a
+    budgets, never raised (warm starts need no certificate), and under ``max_seconds`` each at most
+    ``SEED_SHARE`` of the time left. ``max_seconds`` (default None) adds a
     wall-clock limit checked between iterations, for interactive use: results then depend on the
     machine and its load.
 
