@@ -21,8 +21,8 @@ A job's rule is found by matching its file against the ``benchmark:`` paths of t
 ``estimate``, ``design``, ``release``, ``experiment``, ``figure``, ``claims``).
 
 ``tools/design_benchmark.py`` writes ``design-engine.csv`` and ``design-engine.json`` there (with
-``--csv``, the family's, its held-out draws' and the next size's runs write ``design-family.*``,
-``design-heldout.*`` and ``design-stretch.*``).
+``--csv``, the family's, its held-out draws', their small-eps strata's and the next size's runs write ``design-family.*``,
+``design-heldout.*``, ``design-family-small-eps.*``, ``design-heldout-small-eps.*`` and ``design-stretch.*``).
 
 ``render`` writes ``docs/benchmarks.md`` (the pipeline per stage, per rule and its slowest jobs)
 and ``docs/measurements/<table>.md`` for each of ``DESIGN_TABLES`` (the design engine's tables,
@@ -49,9 +49,11 @@ ROOT = Path(__file__).resolve().parents[1]
 MEASUREMENTS = ROOT / "docs" / "measurements"
 PAGE = ROOT / "docs" / "benchmarks.md"
 #: the design engine's tables, each from its own run of tools/design_benchmark.py: the cases of the
-#: default run, the heavy-tailed family (--only family), held-out draws of it (--only family --seed S)
-#: and the next size (--only stretch)
-DESIGN_TABLES = ("design-engine", "design-family", "design-heldout", "design-stretch")
+#: default run, the heavy-tailed family (--only family), held-out draws of it (--only family --seed S),
+#: the small-eps stratum of both at the documented and the default tolerance (--strata 0 --tol
+#: 1e-6,default) and the next size (--only stretch)
+DESIGN_TABLES = ("design-engine", "design-family", "design-heldout", "design-family-small-eps",
+                 "design-heldout-small-eps", "design-stretch")
 
 PIPELINE_COLUMNS = ["paper", "rule", "stage", "job", "start_s", "end_s", "s", "cpu_s", "max_rss_mb"]
 DESIGN_COLUMNS = ["case", "method", "n", "value", "bound", "gap", "certified", "seconds"]
@@ -366,6 +368,15 @@ def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
         "a user's prior is:",
         "",
         '--8<-- "measurements/design-heldout.md"',
+        "",
+        "The small-eps stratum (eps in [0.1, 0.25)) of the family and of held-out draws (`--only family",
+        "--strata 0 --tol 1e-6,default`; the draws are stratified by eps, draw k in stratum k mod 4, so",
+        "these are draws 0 and 4 of each size), each at the documented tolerance 1e-6 and at the",
+        "engine's default tolerance (the `tol` of `optimal_mechanism`), certified when gap <= tol (1 + value):",
+        "",
+        '--8<-- "measurements/design-family-small-eps.md"',
+        "",
+        '--8<-- "measurements/design-heldout-small-eps.md"',
         "",
         "The next size (`python tools/design_benchmark.py --only stretch`, which needs the Adult CSV of",
         "the pipeline's data stage or `ADULT_CSV`): the joint attribute education x marital-status of",

@@ -1,15 +1,16 @@
 """Timings of the optimal-mechanism engine (leakage.design.optimal) against the baselines.
 
 Usage: python tools/design_benchmark.py [--quick] [--seconds S] [--only n14,ldp,ball,family,n200,stretch] [--draws K]
-       [--seed S]
+       [--seed S] [--strata 0,1,2,3] [--tol 1e-6,default] [--sizes 42,74]
 
 Rows: N = 14 known prior (plain ray enumeration + one LP, column generation, and method="auto");
 eps-LDP at N = 42 / 74 (exact staircase pricing); the ball B_beta(P) at beta = beta*(1e-6, 48842, N),
 eps = 1, for heavy-tailed (Zipf-like, min mass ~2e-5) priors and for the Adult data set's
 native-country (N = 42, '?' kept) and age (N = 74) frequencies, with the route-(44) design beside; the
-heavy-tailed family (seeded Dirichlet draws, clipped at 2e-5, eps in [0.1, 4]) at tol 1e-6, each draw on
-the ball (at most --seconds: no new iteration starts after it) and under LDP (default budgets; --seed:
-held-out draws of the same family);
+heavy-tailed family (seeded Dirichlet draws, clipped at 2e-5, eps in [0.1, 4] stratified by EPS_STRATA:
+draw k in stratum k mod 4) at each tolerance of --tol (1e-6, the engine's default or both), each draw on the
+ball (at most --seconds: no new iteration starts after it) and under LDP (default budgets; --seed: held-out
+draws of the same family; --strata: only the draws of those strata; --sizes: only those N);
 N = 200 linear utilities at beta = 1.5 min P (optimal_mechanism, i.e. label generation, vs the compact LP of
 design_mechanism); and, only when asked (--only stretch), the next size: Adult's education x
 marital-status (the 104 of its 16 x 7 cells that occur), eps = 1, under LDP and on the ball at
@@ -60,13 +61,21 @@ def adult_prior(*columns):
     return c / c.sum()
 
 
+#: the strata of eps in [0.1, 4] the family's draws take in turn (draw k in stratum k mod 4): uniform
+#: draws over the whole range had left the small-eps end unmeasured (none of 32 below 0.44)
+EPS_STRATA = ((0.1, 0.25), (0.25, 1.0), (1.0, 2.5), (2.5, 4.0))
+
+
 def family_draws(n, draws, seed=18):
     """The heavy-tailed family of the design engine's targets: Dirichlet(alpha) priors, alpha uniform
-    in [0.2, 1], clipped at 2e-5 and renormalised, with eps uniform in [0.1, 4] (seeded)."""
+    in [0.2, 1], clipped at 2e-5 and renormalised, with eps uniform in the stratum ``EPS_STRATA[k % 4]``
+    for draw k (seeded). Yields (k, stratum, prior, eps); the priors are those of the unstratified
+    draws before (the same random numbers, eps mapped into its stratum)."""
     rng = np.random.default_rng([seed, n])
-    for _ in range(draws):
+    for k in range(draws):
         p = np.maximum(rng.dirichlet(np.full(n, rng.uniform(0.2, 1.0))), 2e-5)
-        yield p / p.sum(), float(rng.uniform(0.1, 4.0))
+        lo, hi = EPS_STRATA[k % len(EPS_STRATA)]
+        yield k, k % len(EPS_STRATA), p / p.sum(), float(lo + (hi - lo) * rng.uniform())
 
 
 HEAD = f"{'case':36s} {'method':11s} {'N':>4s} {'value':>13s} {'bound':>13s} {'gap':>9s} {'cert':>5s} {'seconds':>8s}"
@@ -97,6 +106,10 @@ def main():
     ap.add_argument("--draws", type=int, default=4, help="family: seeded priors per N")
     ap.add_argument("--seed", type=int, default=18, help="family: the draws' seed (18 is the family measured while "
                     "tuning the engine; any other gives held-out draws of the same family)")
+    ap.add_argument("--strata", default="", help="family: comma list of the EPS_STRATA indices to run (default all)")
+    ap.add_argument("--tol", default="1e-6", help="family: comma list of tolerances, each a number or 'default' "
+                    "(the engine's own, optimal_mechanism's tol)")
+    ap.add_argument("--sizes", default="", help="family: comma list of N (default 42,74; 42 with --quick)")
     ap.add_argument("--csv", default=os.path.join(os.path.dirname(__file__), "..", "docs", "measurements", "design-engine.csv"),
                     help="where to write the rows (and a .json of the run beside it); '' for none")
     ap.add_argument("--note", default="", help="conditions of the run, for the .json (e.g. other jobs on the same cores)")
@@ -136,23 +149,34 @@ def main():
             ratios.append(f"N={n} {name}: ball value - route (44) = {d.value - r.value:.3e}, "
                           f"ball value - LDP = {d.value - d.stats['ldp_value']:.3e}, ball gap {d.gap:.3e}")
     if not only or "family" in only:
-        for n in sizes:
-            certified, seconds, ldp_certified, ldp_seconds = 0, [], 0, []
-            for k, (p, eps) in enumerate(family_draws(n, args.draws, seed=args.seed)):
-                beta = beta_star(1e-6, 48842, n)
-                d, s = timed(optimal_mechanism, p, eps, beta=beta, tol=1e-6, max_iterations=300,
-                             max_seconds=args.seconds)
-                row(f"MI ball family draw {k} eps={eps:.2f}", d.method, n, d.value, d.bound, d.certified, s)
-                certified += d.certified
-                seconds.append(s)
-                d, s = timed(optimal_mechanism, p, eps, privacy="ldp", tol=1e-6)
-                row(f"MI LDP family draw {k} eps={eps:.2f}", d.method, n, d.value, d.bound, d.certified, s)
-                ldp_certified += d.certified
-                ldp_seconds.append(s)
-            ratios.append(f"N={n} family: {certified}/{args.draws} certified at tol 1e-6, "
-                          f"seconds median {np.median(seconds):.1f}, max {max(seconds):.1f}; LDP (default budgets) "
-                          f"{ldp_certified}/{args.draws}, seconds median {np.median(ldp_seconds):.1f}, "
-                          f"max {max(ldp_seconds):.1f}")
+        strata = {int(x) for x in args.strata.split(",") if x} or set(range(len(EPS_STRATA)))
+        tols = [None if t == "default" else float(t) for t in args.tol.split(",") if t]
+        fam_sizes = tuple(int(x) for x in args.sizes.split(",") if x) or sizes
+        for n in fam_sizes:
+            beta = beta_star(1e-6, 48842, n)
+            for tol in tols:
+                tname = "default" if tol is None else f"{tol:g}"
+                kw = {} if tol is None else {"tol": tol}
+                certified, seconds, ldp_certified, ldp_seconds = 0, [], 0, []
+                for k, stratum, p, eps in family_draws(n, args.draws, seed=args.seed):
+                    if stratum not in strata:
+                        continue
+                    d, s = timed(optimal_mechanism, p, eps, beta=beta, max_iterations=300, max_seconds=args.seconds,
+                                 **kw)
+                    row(f"MI ball family draw {k} eps={eps:.2f} tol={tname}", d.method, n, d.value, d.bound,
+                        d.certified, s)
+                    certified += d.certified
+                    seconds.append(s)
+                    d, s = timed(optimal_mechanism, p, eps, privacy="ldp", **kw)
+                    row(f"MI LDP family draw {k} eps={eps:.2f} tol={tname}", d.method, n, d.value, d.bound,
+                        d.certified, s)
+                    ldp_certified += d.certified
+                    ldp_seconds.append(s)
+                if seconds:
+                    ratios.append(f"N={n} family tol {tname}: {certified}/{len(seconds)} certified, seconds median "
+                                  f"{np.median(seconds):.1f}, max {max(seconds):.1f}; LDP (default budgets) "
+                                  f"{ldp_certified}/{len(seconds)}, seconds median {np.median(ldp_seconds):.1f}, "
+                                  f"max {max(ldp_seconds):.1f}")
     if not only or "n200" in only:
         n = 200
         p = np.random.default_rng(n).dirichlet(np.ones(n) * 5)
@@ -186,8 +210,11 @@ def main():
     if args.csv:
         draws = args.draws if args.draws != ap.get_default("draws") else None
         seed = args.seed if args.seed != ap.get_default("seed") else None
+        tol = args.tol if args.tol != ap.get_default("tol") else None
+        secs = args.seconds if args.seconds != ap.get_default("seconds") else None
         cases = [f"--{k}" + ("" if v is True else f" {v}")
-                 for k, v in (("quick", args.quick), ("only", args.only), ("draws", draws), ("seed", seed)) if v]
+                 for k, v in (("quick", args.quick), ("only", args.only), ("draws", draws), ("seed", seed),
+                              ("strata", args.strata), ("tol", tol), ("sizes", args.sizes), ("seconds", secs)) if v]
         write_rows(args.csv, " ".join(["python tools/design_benchmark.py", *cases]), args.note)
 
 

@@ -6,6 +6,7 @@ the sup of PML over the ball (ball_min_output_lp), and brute-force vertex enumer
 """
 
 import math
+import time
 
 import numpy as np
 import pytest
@@ -519,6 +520,39 @@ def test_a_seed_is_returned_when_the_master_falls_short(monkeypatch):
     assert d.stats["seed_returned"]
     assert d.value == pytest.approx(max(d.stats["route44_value"], d.stats["ldp_value"]), abs=1e-12)
     check_design(d, p, 1.0, beta)
+
+
+def test_a_seed_gets_a_share_of_the_deadline_never_all_of_it(monkeypatch):
+    """Under max_seconds each seed design (LDP, route (44)) is given at most optimal.SEED_SHARE of the
+    time left, so the ball's own column generation keeps the rest; without a deadline the seeds get
+    the design's counted budgets, never escalated. The budgets are read where the seeds are solved
+    (no clock is asserted)."""
+    from leakage.design import optimal
+
+    p = np.arange(1, 13, dtype=float) ** -1.5
+    p /= p.sum()
+    beta = 6.0 * p.min()
+    real = optimal._design
+    seen = []
+
+    def spy(p_, e, b, priv, u, method, budget, tol, warm, t0):
+        if b == 0.0:  # a seed (the ball's own design has beta > 0)
+            seen.append((priv, budget, time.perf_counter()))
+        return real(p_, e, b, priv, u, method, budget, tol, warm, t0)
+
+    monkeypatch.setattr(optimal, "_design", spy)
+    start = time.perf_counter()
+    d = optimal_mechanism(p, 1.0, beta=beta, max_seconds=1000.0, max_iterations=3)
+    assert [s_[0] for s_ in seen] == ["ldp", "pml"]
+    for _, budget, when in seen:
+        assert not budget.escalate and budget.max_iterations == 3 and budget.max_nodes is None
+        # at most the share of what was left when the seed started (the design's deadline: start + 1000)
+        assert budget.deadline <= when + optimal.SEED_SHARE * (start + 1000.0 - when) + 1e-6
+        assert budget.deadline < start + 1000.0
+    check_design(d, p, 1.0, beta)
+    seen.clear()
+    optimal_mechanism(p, 1.0, beta=beta, max_iterations=3)
+    assert [(b_.deadline, b_.escalate) for _, b_, _ in seen] == [(None, False), (None, False)]
 
 
 # education and occupation of UCI Adult (48842 records, '?' its own category): the category counts

@@ -12,7 +12,10 @@ from the all-ones column and the warm-start columns, solves the restricted maste
 when no search finds one, their bounds certify ``sum(w) + max(U, 0)``. It stops when
 bound - value <= tol (1 + |value|), after ``max_iterations`` iterations (master solve plus
 pricing; the last one prices fully for the bound) or when a search runs out of nodes with nothing
-found, even on the escalated budgets (``Budget.escalation``; the result names it).
+found, even on the escalated budgets (``Budget.escalation``; the result names it). Besides the
+master's duals, two other dual vectors bound the optimum: duals proportional to the prior (once per
+design, ``price_flat``) and, when some letter is heavier than 1 - 1/C (small eps), the duals of the
+master with its light rows added up (``aggregated_bound``, at iterations 1, 2, 4, ... and the last).
 
 Complexity: one warm-started LP and one pricing per iteration; pricing is a branch and bound,
 exponential in the worst case, bounded by its node budget.
@@ -25,12 +28,13 @@ import time
 from dataclasses import dataclass
 
 import numpy as np
+from scipy.optimize import linprog
 
 from leakage.design.cone import Cone, column_utility
 from leakage.design.master import Master, assemble, channel_of, solve_master
 from leakage.design.pricing.heuristic import heuristic_columns
 from leakage.design.pricing.linear import LiftedLP, linear_pricing
-from leakage.design.pricing.mutual_information import price_flat, price_mi
+from leakage.design.pricing.mutual_information import price_bound, price_flat, price_mi
 from leakage.design.vertices import enumerate_vertices
 
 #: default node budget of each pricing search per call
@@ -42,6 +46,8 @@ DEFAULT_NODES = 20000
 ESCALATION = (1, 5, 25)
 #: node budget of each search for the bound at duals proportional to the prior (once per design)
 FLAT_NODES = 3000
+#: node budget of each search for the bound at aggregated duals (``aggregated_bound``)
+AGGREGATED_NODES = 3000
 #: improving columns added per iteration for LDP (2N for the other cones)
 LDP_COLUMNS = 16
 
@@ -108,6 +114,8 @@ def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndar
     iters, generated, nodes = 0, cols.shape[1], 0
     last_pricing = None
     flat = None
+    heavy = heavy_letters(cone)
+    agg_done, stats_agg = 0, None
     while True:
         iters += 1
         val, lam, w = master.solve()
@@ -121,9 +129,16 @@ def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndar
                           for k, r in fp.searches.items()}
             nodes += sum(r.nodes for r in fp.searches.values())
             best_bound = min(best_bound, flat)
+        final = iters >= budget.max_iterations or budget.out_of_time()
+        if heavy is not None and best_bound - val > scale and (iters & (iters - 1) == 0 or final):
+            # at iterations 1, 2, 4, 8, ... and the last: the bound at the aggregated duals
+            agg, agg_nodes = aggregated_bound(cone, master, heavy, val=val, scale=scale)
+            nodes += agg_nodes
+            agg_done = iters
+            if agg < best_bound:
+                best_bound, stats_agg = agg, {"bound": agg, "iteration": iters}
         if best_bound - val <= scale:
             break
-        final = iters >= budget.max_iterations or budget.out_of_time()
         new = extra = None
         if not final and cone.kind != "ldp":
             cand = heuristic_columns(cone, w, box_cap if cone.kind == "ball" else None)
@@ -161,14 +176,70 @@ def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndar
                 break
         master.add(new, column_utility(p, new))
         generated += new.shape[1]
+    if heavy is not None and best_bound - val > scale and agg_done != iters:
+        # stopping uncertified (no improving column found, or out of iterations): the last word is
+        # the bound at the aggregated duals of the final master
+        agg, agg_nodes = aggregated_bound(cone, master, heavy, val=val, scale=scale)
+        nodes += agg_nodes
+        if agg < best_bound:
+            best_bound, stats_agg = agg, {"bound": agg, "iteration": iters}
     cols = master.columns
     stats = {"nodes": nodes, "master_fallbacks": master.fallbacks, "flat_bound": flat, "flat_pricing": stats_flat}
+    if stats_agg is not None:
+        stats["aggregated_bound"] = stats_agg
     if last_pricing is not None:
         stats["pricing"] = {k: {"bound": r.bound, "nodes": r.nodes, "exhausted": r.exhausted}
                             for k, r in last_pricing.searches.items()}
         if best_bound - val > scale:
             stats["limited_by"] = last_pricing.limited_by or ("max_iterations" if final else "pricing")
     return Solution(channel_of(cols, lam, n), float(best_bound), cols[:, lam > 1e-14], iters, generated, stats)
+
+
+def heavy_letters(cone: Cone) -> np.ndarray | None:
+    """The letters heavier than 1 - 1/C, C the cap of the cone's box columns (e^eps for the known
+    prior, H for a ball), as a mask; None for LDP, or when there are none (or only heavy letters).
+
+    Such a letter is never 0 in a box column at the cap (the other letters at the cap carry less
+    than mass 1), and at the cap in all of them it would be covered C > 1 times: the optimum lowers
+    it with other columns, and its value stays below log C, the bound at duals proportional to the
+    prior. The other letters are covered by sets of one mass, on which only their mass matters."""
+    if cone.kind == "ldp":
+        return None
+    cap = cone.E if cone.kind == "box" else cone.top
+    if not math.isfinite(cap) or cap <= 1.0:
+        return None
+    heavy = cone.prior > 1.0 - 1.0 / cap
+    return heavy if heavy.any() and not heavy.all() else None
+
+
+def aggregated_bound(cone: Cone, master: Master, heavy: np.ndarray, *, val: float, scale: float) -> tuple[float, int]:
+    """A certified bound from duals with one free dual per heavy letter and one ratio c for all the
+    others (w_x = c P_x): (bound, pricing nodes spent).
+
+    The duals z of the master with the light rows added up (rows e_h for each heavy letter h and
+    P restricted to the light letters, right-hand side A 1; a relaxation of the master, on its
+    columns) give w = A^T z, and any dual vector w with an upper bound U on the pricing at w bounds
+    the optimum by sum(w) + max(U, 0) (LP duality, see the module docstring). With the light
+    letters at one ratio a column's value depends on their mass only, so where the master's own
+    duals are degenerate (a covering of the light letters by near-exact subsets: small eps with
+    heavy letters) this bound is near the optimum long before theirs, and the searches close in a
+    few nodes. ``val``, ``scale``: the master's value and the gap that certifies it (the searches stop
+    once the bound certifies). inf when the aggregated LP fails (never a wrong bound)."""
+    p, n = cone.prior, cone.n
+    a = np.concatenate([np.eye(n)[heavy], np.where(heavy, 0.0, p)[None, :]])
+    cols = master.columns
+    obj = np.concatenate(master.obj)
+    res = linprog(-obj, A_eq=a @ cols, b_eq=a @ np.ones(n), bounds=(0, None), method="highs")
+    if res.status != 0:
+        return math.inf, 0
+    w = a.T @ (-np.asarray(res.eqlin.marginals))
+    if not np.all(np.isfinite(w)):
+        return math.inf, 0
+    pricing = price_bound(cone, w, tol=scale / 4, target=val + scale / 2 - float(w.sum()), max_nodes=AGGREGATED_NODES)
+    spent = sum(r.nodes for r in pricing.searches.values())
+    if not math.isfinite(pricing.bound):
+        return math.inf, spent
+    return float(w.sum()) + max(pricing.bound, 0.0), spent
 
 
 def _columns_per_iteration(cone: Cone) -> int:

@@ -81,7 +81,8 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     iterations; each pricing search stops at its gap or after ``max_nodes`` nodes per call (None:
     the engine's default, raised in counted steps while a pricing runs out of nodes with nothing
     found and no certificate), still giving a valid, looser bound. The seed designs get the same
-    budgets, never raised (warm starts need no certificate). ``max_seconds`` (default None) adds a
+    budgets, never raised (warm starts need no certificate), and under ``max_seconds`` each at most
+    ``SEED_SHARE`` of the time left. ``max_seconds`` (default None) adds a
     wall-clock limit checked between iterations, for interactive use: results then depend on the
     machine and its load.
 
@@ -289,7 +290,7 @@ def _seeds(cone: Cone, beta: float, warm, budget: Budget, tol: float):
         given = [d for d in warm if isinstance(d, OptimalDesign) and d.privacy == priv and d.eps == e
                  and d.beta == b and d.utility == "mutual_information" and np.array_equal(d.prior, p)]
         # a seed is a warm start: it needs no certificate, so its pricing is never escalated
-        d = given[0] if given else _design(p, e, b, priv, None, "auto", replace(budget, escalate=False), tol, [],
+        d = given[0] if given else _design(p, e, b, priv, None, "auto", _seed_budget(budget), tol, [],
                                            time.perf_counter())
         try:  # feasible for the ball in exact arithmetic; checked numerically here
             verify_channel(d.channel, p, eps, beta, "pml")
@@ -299,6 +300,22 @@ def _seeds(cone: Cone, beta: float, warm, budget: Budget, tol: float):
         stats[f"{name}_value"] = d.value
         stats[f"{name}_certified"] = d.certified
     return seeds, stats
+
+
+#: the share of the time left that a seed design may take under ``max_seconds``
+SEED_SHARE = 0.5
+
+
+def _seed_budget(budget: Budget) -> Budget:
+    """The budget of a seed design (route (44), LDP): the design's counted budgets, never escalated (a
+    warm start needs no certificate), and under a wall-clock deadline at most ``SEED_SHARE`` of the
+    time left. At small eps the route-(44) seed (the box at eps', whose master stalls at the all-ones
+    column and then tails) had taken the whole deadline, leaving the ball's own column generation,
+    which prices the same box columns and more, one iteration."""
+    if budget.deadline is None:
+        return replace(budget, escalate=False)
+    now = time.perf_counter()
+    return replace(budget, escalate=False, deadline=now + SEED_SHARE * max(budget.deadline - now, 0.0))
 
 
 __all__ = ["OptimalDesign", "optimal_mechanism", "optimal_mechanism_for_estimate"]

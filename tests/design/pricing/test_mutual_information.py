@@ -86,3 +86,27 @@ def test_an_escalated_pricing_going_on_from_the_last_equals_one_run_on_its_budge
             resumed += 1
             _same_pricing(full, _price(cone, w, max_nodes=4 * SHORT_NODES, stop_count=kw["keep"], find=True, **kw))
     assert escalated and resumed  # both paths are exercised, not only pricings that close at once
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_a_bound_alone_holds_against_every_vertex(seed):
+    """price_bound (the searches without their meets in the middle and light-top windows) bounds the
+    pricing over every enumerated vertex of the cross-section, at duals as column generation makes
+    them and at duals with the light letters at one ratio (the aggregated duals of small eps)."""
+    from leakage.design.pricing.mutual_information import price_bound
+    from leakage.design.vertices import enumerate_vertices
+    from design_instances import values
+
+    rng = np.random.default_rng([4343, seed])
+    for _ in range(8):
+        n = int(rng.integers(4, 8))
+        p = prior(rng, n)
+        eps = float(rng.uniform(0.05, 3.0))
+        beta = float(rng.choice([0.0, rng.uniform(2.2 * p.min(), max(0.3, 3.0 * p.min()))]))
+        cone = Cone.of(p, eps, beta, "pml")
+        verts = cone.polish(enumerate_vertices(cone))
+        for w in (duals(rng, p), np.where(p > np.median(p), rng.uniform(0.5, 1.5, n) * p, 0.7 * p)):
+            best = float(np.max(values(p, w, verts)))
+            res = price_bound(cone, w, tol=1e-9, target=-math.inf, max_nodes=int(rng.choice([3, 3000])))
+            assert res.bound >= best - 1e-10 * (1 + abs(best))
+            assert res.columns.shape[1] == 0

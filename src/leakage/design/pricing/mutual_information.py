@@ -129,8 +129,18 @@ def price_flat(cone: Cone, *, tol: float, target: float, max_nodes: int) -> Pric
                   find=False, target=target, flat=True)
 
 
+def price_bound(cone: Cone, duals, *, tol: float, target: float, max_nodes: int) -> Pricing:
+    """Only a bound on the pricing at ``duals`` (no columns), each search stopping once its bound is at
+    most ``target``: the searches of ``price_mi`` without their meets in the middle (which need a
+    threshold to list against, and the light-top windows, whose halves cost seconds at N = 74 where the
+    branch and bound, near duals whose light letters share one ratio, closes in a few nodes). Its bound
+    holds whether or not a search ran out of nodes."""
+    return _price(cone, duals, tol=tol, collect=math.inf, keep=0, max_nodes=max_nodes, stop_count=None, find=False,
+                  target=target, windows=False)
+
+
 def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find, target=-math.inf,
-           flat=False, grow=1, previous=None) -> Pricing:
+           flat=False, grow=1, previous=None, windows=True) -> Pricing:
     p, w, n = cone.prior, np.asarray(duals, dtype=float), cone.n
     kw = dict(tol=tol, collect=collect, max_nodes=max_nodes * grow, keep=keep, stop_count=stop_count, target=target)
     previous = previous or {}
@@ -168,7 +178,7 @@ def _price(cone: Cone, duals, *, tol, collect, keep, max_nodes, stop_count, find
                 cols = [_light_top(cone, t1, s) for t1, s in res.found]
             elif res is None:
                 res = _light_top_float(p, w, cone, {**kw, "target": max(target, floor), "max_nodes": max_nodes},
-                                       box.bound if box is not None else math.inf, bounded=floor > -math.inf)
+                                       box.bound if box is not None else math.inf, bounded=windows and floor > -math.inf)
                 cols = res.found
             else:
                 cols = [_light_top(cone, t1, s) for t1, s in res.found]
