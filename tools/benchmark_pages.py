@@ -329,7 +329,42 @@ def read_measurements(folder: Path = MEASUREMENTS):
     return jobs, meta["pipeline"], {name: (rows, meta[name]) for name, rows in design.items()}
 
 
-def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
+SUITE_COLUMNS = ["phase", "s", "passed", "failed", "skipped", "errors"]
+
+
+def read_test_suite(folder: Path = MEASUREMENTS):
+    """(rows, run) of ``tools/test_suite_timing.py``'s measurement."""
+    rows = pd.read_csv(folder / "test-suite.csv", keep_default_na=False, na_values=[""])
+    missing = [c for c in SUITE_COLUMNS if c not in rows.columns]
+    if missing:
+        raise ValueError(f"{folder / 'test-suite.csv'} lacks the columns {missing}")
+    return rows, json.loads((folder / "test-suite.json").read_text())
+
+
+def test_suite_markdown(rows: pd.DataFrame, meta: dict) -> str:
+    """The README's test command on a fresh clone: its phases' wall times and the tests counted."""
+    first = rows.iloc[0]
+    lines = [
+        "## Test suite",
+        "",
+        "`python tools/test_suite_timing.py`: the README's test command (venv, install from the lock,",
+        "`pytest`, which runs on every core) on a fresh clone of the commit, wall time per phase; the",
+        "install phase ends at pytest's first line.",
+        "",
+        _meta_line(meta),
+        "",
+        "| phase | s |",
+        "| --- | ---: |",
+        *[f"| {r.phase} | {_f(float(r.s))} |" for r in rows.itertuples()],
+        "",
+        f"Tests: {int(first.passed)} passed, {int(first.failed)} failed, {int(first.skipped)} skipped, "
+        f"{int(first.errors)} errors.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict, suite: str = "") -> str:
     return "\n".join([
         "# Benchmarks",
         "",
@@ -346,6 +381,7 @@ def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
         "```",
         "",
         pipeline_markdown(jobs, pipeline_meta),
+        suite,
         "## Design engine",
         "",
         "`python tools/design_benchmark.py`: the cases and the method are explained in the",
@@ -392,7 +428,8 @@ def benchmarks_page(jobs: pd.DataFrame, pipeline_meta: dict) -> str:
 def render(folder: Path = MEASUREMENTS, page: Path = PAGE) -> dict[Path, str]:
     """The generated files and their text, from the measurement files."""
     jobs, pipeline_meta, design = read_measurements(folder)
-    out = {page: benchmarks_page(jobs, pipeline_meta)}
+    suite = test_suite_markdown(*read_test_suite(folder)) if (folder / "test-suite.csv").is_file() else ""
+    out = {page: benchmarks_page(jobs, pipeline_meta, suite)}
     for name in DESIGN_TABLES:
         out[MEASUREMENTS / f"{name}.md"] = design_markdown(*design[name])
     return out
