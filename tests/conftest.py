@@ -38,13 +38,30 @@ else:
     settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 
-# The suite runs on every core (pyproject's addopts: -n auto --dist loadgroup, pytest-xdist).
-# Tests that share an expensive built copy of the pipeline (tests/miniproject.py's built_project,
-# module-scoped dry runs of the real pipeline) run on one worker, so that it is built once:
-# they are marked xdist_group(MINIPROJECT). The Snakemake and SLURM runs, the longest tests, are
-# handed out first so that no worker is left with a long test at the end.
+# The suite runs on every core (pyproject's addopts: -n auto, pytest-xdist). The tests that share an
+# expensive built copy of the pipeline (tests/miniproject.py's built_project, module-scoped dry runs
+# of the real pipeline) run on one worker, so that it is built once: the scheduler below keeps the
+# files of SHARED_BUILD together and hands every other test out on its own. (xdist's own
+# --dist loadgroup does this by renaming the tests, which pytest 9.2 no longer lets it do:
+# pytest-dev/pytest-xdist#1386.) The Snakemake and SLURM runs, the longest tests, are handed out
+# first, so that no worker is left with a long test at the end.
 MINIPROJECT = "miniproject"
+SHARED_BUILD = ("tests/test_regeneration.py", "tests/test_report_workflow.py")
 _FIRST = ("slurm", "workflow")
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class SharedBuildScheduling(LoadScopeScheduling):
+        """One work unit for the tests of SHARED_BUILD (handed out first: it is the largest), one
+        per test for the others, in collection order."""
+
+        def _split_scope(self, nodeid: str) -> str:
+            return MINIPROJECT if nodeid.split("::", 1)[0] in SHARED_BUILD else nodeid
+
+    return SharedBuildScheduling(config, log)
 
 
 def pytest_collection_modifyitems(items):

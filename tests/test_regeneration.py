@@ -9,10 +9,10 @@ import shutil
 
 import pytest
 
-from conftest import MINIPROJECT, ROOT
+from conftest import ROOT
 from miniproject import FAKE_FIGURES, built_project, clone, planned_jobs, run_snakemake
 
-pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group(MINIPROJECT)]
+pytestmark = pytest.mark.workflow  # one xdist worker runs this file and its pair (tests/conftest.py: SHARED_BUILD)
 
 
 @pytest.fixture

@@ -9,10 +9,9 @@ import zipfile
 import pytest
 import yaml
 
-from conftest import MINIPROJECT
 from miniproject import FAKE_FIGURES, ROOT, built_project, clone, run_snakemake
 
-pytestmark = [pytest.mark.workflow, pytest.mark.xdist_group(MINIPROJECT)]
+pytestmark = pytest.mark.workflow  # one xdist worker runs this file and its pair (tests/conftest.py: SHARED_BUILD)
 
 
 @pytest.fixture(scope="module")
