@@ -36,7 +36,7 @@ def cluster(tmp_path_factory):
 
 def _site_profile(project, partition):
     """profiles/slurm adjusted for the test cluster: its partition, no account, squeue for status
-    (no slurmdbd), short polling."""
+    (no slurmdbd), polling every second."""
     profile = yaml.safe_load((project / "profiles" / "slurm" / "config.yaml").read_text())
     assert profile["executor"] == "slurm"
     profile["default-resources"]["slurm_partition"] = partition
@@ -45,6 +45,7 @@ def _site_profile(project, partition):
             "slurm-no-account": True,
             "slurm-status-command": "squeue",
             "slurm-init-seconds-before-status-checks": 1,
+            "seconds-between-status-checks": 1,  # the test's jobs take seconds: poll as often
             "slurm-keep-successful-logs": True,
             "latency-wait": 5,
             "jobs": 4,
