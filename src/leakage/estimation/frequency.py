@@ -25,9 +25,9 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
-from scipy.stats import norm
 
 from leakage.validation import (
     check_array_size,
@@ -219,7 +219,7 @@ class FrequencyEstimate:
         interval always contains the estimate."""
         est = np.asarray(estimate, dtype=float)
         se = np.sqrt(np.maximum(np.asarray(variance, dtype=float), 0.0))
-        z = float(norm.ppf(0.5 + confidence / 2.0))
+        z = NormalDist().inv_cdf(0.5 + confidence / 2.0)  # stdlib: no scipy.stats import in every job
         half = z * se + np.maximum(np.asarray(rounding, dtype=float), 0.0)
         lower, upper = est - half, est + half
         if clip:
