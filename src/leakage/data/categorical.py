@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from leakage.tables import read_table
 from leakage.validation import check_choice, check_count, check_frame, check_list, check_rng, check_scalar
 
 #: The column of a study table that says which part a record belongs to, and its values.
@@ -53,6 +54,11 @@ def _as_text(table: pd.DataFrame) -> pd.DataFrame:
                          for c in table.columns})  # fmt: skip
 
 
+def _values(column: pd.Series) -> pd.Series:
+    """A column's values as stripped text, a missing value the category ``"?"``."""
+    return column.astype(object).where(column.notna(), MISSING).astype(str).str.strip()
+
+
 def _name(value, name: str) -> str:
     if not isinstance(value, str) or not value:
         raise TypeError(f"{name} must be a non-empty string (a column or category name), got {value!r:.100}")
@@ -73,8 +79,7 @@ def category_codes(table: pd.DataFrame, attribute: str, categories: Sequence[str
         raise TypeError(f"attribute must be a column name (a string), got {attribute!r:.100}")
     if attribute not in table.columns:
         raise ValueError(f"attribute {attribute!r} is missing from the table (columns: {list(table.columns)[:20]})")
-    column = table[attribute]
-    values = column.astype(object).where(column.notna(), MISSING).astype(str).str.strip()
+    values = _values(table[attribute])
     if categories is None:
         counts = values.value_counts()
         categories = sorted(counts.index.tolist(), key=lambda c: (-int(counts[c]), c))
@@ -124,8 +129,7 @@ def split_table(table: pd.DataFrame, columns: Sequence[str], split: Mapping, *, 
             raise ValueError(f"split.column must name a column of the table, got {column!r}")
         if split.get("design") is None:
             raise ValueError("split.design must give the value of the design records")
-        design = (table[column].astype(object).where(table[column].notna(), MISSING).astype(str).str.strip()
-                  == str(split["design"]).strip()).to_numpy()  # fmt: skip
+        design = (_values(table[column]) == str(split["design"]).strip()).to_numpy()
     else:
         fraction = check_scalar(split.get("fraction"), "split.fraction", low=0.0, high=1.0,
                                 low_inclusive=False, high_inclusive=False)  # fmt: skip
@@ -268,7 +272,7 @@ def read_source_table(settings: Mapping, *, fetch_url, fetch_ucirepo) -> pd.Data
             raise RuntimeError(f"dataset.source url: cannot fetch {s['url']}: {type(exc).__name__}: {exc}"[:500]) from None
         where = f"dataset.url {s['url']!r}"
     try:
-        table = pd.read_csv(body, dtype=str, keep_default_na=False, na_values=[""])
+        table = read_table(body, dtype=str)
     except (OSError, ValueError, pd.errors.ParserError) as exc:
         raise ValueError(f"{where}: not a readable CSV file with a header line: {exc}"[:500]) from None
     return _as_text(table)

@@ -13,6 +13,7 @@ from leakage.experiments.empirical_pml.adult import Setting, sample_sizes, simul
 from leakage.claims import check
 from leakage.data.adult import binary_feature
 from leakage.estimation.concentration import beta_star
+from leakage.tables import read_table
 from leakage.mechanisms.additive import (
     gaussian_delta1,
     gaussian_delta_star,
@@ -55,7 +56,7 @@ def _adult_table(settings: dict, rng: np.random.Generator, inputs: dict, curves)
     iterations = setting(settings, "iterations", check_count, high=MAX_POINTS)
     path = setting(settings, "path", check_choice, PATHS)
     m_values = sample_sizes(m_min, m_max, n_m)
-    table = pd.read_csv(check_input_file(inputs, "adult"), usecols=features, dtype=str)
+    table = read_table(check_input_file(inputs, "adult"), usecols=features, dtype=str)
     if m_values.max() > len(table):
         raise ValueError(f"m_max must be <= the number of records {len(table)}, got {int(m_values.max())}")
     parts = []
