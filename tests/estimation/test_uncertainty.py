@@ -124,6 +124,20 @@ def test_ball_minimum_closed_form_lp_and_sampling_agree(seed):
         assert sampled.max() <= sup + 1e-9  # sampling never above the exact supremum
 
 
+@pytest.mark.parametrize("beta", [1e-9, 2e-8, 3e-7])
+def test_ball_minimum_lp_exact_at_tiny_radii(beta):
+    # A constant column keeps Q_Y(y) = 1 on every ball; the LP once returned 1 - beta there, because
+    # HiGHS's default feasibility tolerance (1e-7) let sum Q drift by more than beta (found by CI's
+    # Hypothesis run: a constant design at eps = 0 read as leaking 2e-8). Mixed columns agree too.
+    rng = np.random.default_rng(11)
+    for n in (2, 3, 6):
+        c = np.column_stack([np.ones(n), np.zeros(n)])
+        p = rng.dirichlet(np.ones(n))
+        assert ball_min_output_lp(c, p, beta)[0] == pytest.approx(1.0, abs=1e-12)
+        c = random_channel(rng, n, 3)
+        assert ball_min_output_lp(c, p, beta) == pytest.approx(ball_min_output(c, p, beta), abs=1e-12)
+
+
 def test_ball_minimum_below_two_p_min_is_appendix_b_formula():
     # beta < 2 p_min: min Q_Y(y) = P_Y(y) - beta/2 (max_x c - min_x c)  (eq. (85) with equality)
     rng = np.random.default_rng(7)

@@ -157,10 +157,14 @@ def ball_min_output_lp(channel, center, beta) -> np.ndarray:
     )
     b_ub = np.concatenate([p, -p, [beta]])
     a_eq = np.concatenate([np.ones(n), np.zeros(n)])[None, :]
+    # HiGHS's default feasibility tolerance (1e-7) lets sum Q fall short of 1 by more than a small
+    # beta, so a constant column would read as leaking ~beta; 1e-10 keeps the value exact to that.
+    tight = {"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10}
     out = np.empty(c.shape[1])
     for y in range(c.shape[1]):
         cost = np.concatenate([c[:, y], np.zeros(n)])
-        res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[1.0], bounds=(0, None), method="highs")
+        res = linprog(cost, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=[1.0], bounds=(0, None), method="highs",
+                      options=tight)
         if res.status != 0:
             raise RuntimeError(
                 f"ball_min_output_lp: LP for output column {y} (beta={beta}) failed: {res.message}"
