@@ -268,7 +268,7 @@ def test_the_em_budget_is_counted_and_reported():
 
 def test_result_fields_and_intervals():
     c = randomized_response(3, 1.0)
-    est = estimate_frequencies([0, 0, 1, 2, 2, 2, 0], c, confidence=0.9)
+    est = estimate_frequencies([0, 0, 1, 2, 2, 2, 0], c, confidence=0.9, interval="fitted")
     assert isinstance(est, FrequencyEstimate)
     assert est.method == "unbiased" and est.m == 7 and est.confidence == 0.9
     assert est.iterations == 0 and est.converged
@@ -378,3 +378,121 @@ def test_fitted_variance_is_the_formula_at_the_true_histogram():
     a = _linear_estimator(channel, np.ones(7, dtype=bool), f @ channel)
     np.testing.assert_allclose(_fitted_variance(a, channel, f, 50), np.diag(frequency_covariance(channel, f, 50)),
                                rtol=1e-10)
+
+
+# ------------------------------------------------------------------ score intervals (the default)
+
+
+def _rare_output_channel(mu):
+    """Two categories of 5,000 records each that one common output cannot tell apart; a second
+    output, used by category 0 with probability mu / (4 n) and by category 1 with 3 mu / (4 n),
+    tells them apart: its count has mean mu and carries every category's variance."""
+    n = 5000
+    d0, d1 = mu / 4 / n, 3 * mu / 4 / n
+    return np.array([[1 - d0, d0], [1 - d1, d1]]), np.array([n, n])
+
+
+def _exact_coverage(channel, records, **kwargs):
+    """Coverage of category 1's interval over every count of the rare output (the convolution of
+    the two categories' binomials, exact to 1e-12), records fixed."""
+    from scipy.stats import binom
+
+    m = records.sum()
+    f1 = records[1] / m
+    top = 400
+    pmf = np.convolve(binom.pmf(np.arange(top), records[0], channel[0, 1]),
+                      binom.pmf(np.arange(top), records[1], channel[1, 1]))[:top]
+    assert pmf.sum() > 1 - 1e-12
+    covered = 0.0
+    for c1 in np.flatnonzero(pmf > 1e-14):
+        est = estimate_frequencies_from_counts(np.array([m - c1, c1]), channel, **kwargs)
+        covered += pmf[c1] * float(est.lower[1] <= f1 <= est.upper[1])
+    return covered
+
+
+def test_score_intervals_cover_where_an_output_of_few_reports_carries_the_variance():
+    """The under-coverage of near-singular designs, exactly (no simulation): the rare output's count
+    is nearly Poisson with mean mu, from 0.3 to 100 (stratified on a log scale, seeded). A count's
+    coverage jumps with mu (no interval of counts holds 0.95 exactly at every mu), so the band is
+    widest where the count is smallest: the default score interval covers within [0.89, 0.98] below
+    mu = 1, [0.93, 0.98] below 5, and [0.935, 0.97] from 5 on. The Wald intervals, whose variance
+    sees the rare output only through its count, fall to a third at small mu and below 0.9 up to
+    a mean of a few reports."""
+    rng = np.random.default_rng(20261128)
+    edges = np.log([0.3, 1, 3, 10, 30, 100])
+    for lo, hi in zip(edges[:-1], edges[1:]):
+        for mu in np.exp(rng.uniform(lo, hi, 2)):
+            channel, records = _rare_output_channel(mu)
+            score = _exact_coverage(channel, records)
+            low, high = (0.89, 0.98) if mu < 1 else (0.93, 0.98) if mu < 5 else (0.935, 0.97)
+            assert low <= score <= high, (mu, score)
+            if mu < 4:
+                assert _exact_coverage(channel, records, interval="fitted") < 0.9, mu
+                assert _exact_coverage(channel, records, interval="wald") < 0.9, mu
+
+
+def test_score_interval_ends_are_where_the_profile_statistic_reaches_z_squared():
+    """Independent check of the profile (cvxpy, exponential cone): at each end theta of the default
+    interval, the Poisson likelihood's maximum subject to sum_y A_xy q_y = theta gives the
+    records-fixed variance V = (sum_y A_xy^2 q_y - theta) / m with (f_hat_x - theta)^2 / V = z^2,
+    and halfway between the estimate and the end the statistic is below z^2; an end cut at 0 or 1
+    is one the statistic never reached. Randomized response with an extra output of its own for a
+    category of 20 records out of 300 (or 2 of 30), used with probability 0.01 to 0.05 (its count
+    often 0: the mass of an unreported output is exercised), a fixed prior so that A is exactly
+    linear, probed output by output."""
+    from scipy.stats import norm
+
+    z2 = norm.ppf(0.975) ** 2
+    rng = np.random.default_rng(44)
+    checked = capped = rare_zero = 0
+    for _ in range(12):
+        n = int(rng.integers(2, 5))
+        rare = int(rng.integers(n))  # a category of few records with an output of its own
+        small = np.where(np.arange(n) == rare, rng.uniform(0.01, 0.05), 0.0)
+        channel = np.column_stack([randomized_response(n, rng.uniform(0.5, 8)) * (1 - small)[:, None], small])
+        prior = np.full(n, 1 / n)
+        weights = rng.dirichlet(np.ones(n))
+        weights[rare] = 0.0
+        few = int(rng.choice([20, 2]))  # 2: so few reports that the unreported outputs lead the profile
+        records = rng.multinomial(15 * few - few, weights / weights.sum()) + few * (np.arange(n) == rare)
+        counts = channel_output_counts(channel, records, rng)
+        rare_zero += counts[-1] == 0
+        m = int(counts.sum())
+        est = estimate_frequencies_from_counts(counts, channel, prior=prior)
+        a = np.column_stack([estimate_frequencies([y], channel, prior=prior).estimate for y in range(n + 1)])
+
+        def statistic(x, theta):
+            q = cp.Variable(n + 1, nonneg=True)
+            seen = counts > 0
+            objective = cp.Maximize(counts[seen] @ cp.log(q[seen]) - m * cp.sum(q))
+            cp.Problem(objective, [a[x] @ q == theta]).solve(solver=cp.CLARABEL)
+            return m * (est.estimate[x] - theta) ** 2 / (a[x] ** 2 @ q.value - theta)
+
+        for x in range(n):
+            f_hat = est.estimate[x]
+            for end, cap in ((est.lower[x], min(f_hat, 0.0)), (est.upper[x], max(f_hat, 1.0))):
+                if end == f_hat:  # the estimate itself lies beyond [0, 1] on this side
+                    continue
+                if end == cap:  # cut at [0, 1]: the test keeps every value up to the cap
+                    assert statistic(x, cap + 1e-6 * np.sign(f_hat - cap)) < z2
+                    capped += 1
+                else:
+                    assert statistic(x, end) == pytest.approx(z2, rel=2e-3)
+                    assert statistic(x, (end + est.estimate[x]) / 2) < z2
+                    checked += 1
+    assert checked >= 20 and rare_zero >= 3, (checked, capped, rare_zero)
+
+
+def test_score_interval_is_the_wald_interval_when_every_output_is_reported_often():
+    """Many reports of every output: the score interval's ends agree with the fitted Wald ones to
+    within a few percent of the width (the two differ at order 1 / sqrt(count))."""
+    rng = np.random.default_rng(9)
+    channel = randomized_response(5, 1.0)
+    counts = channel_output_counts(channel, [40_000, 30_000, 20_000, 8_000, 2_000], rng)
+    score = estimate_frequencies_from_counts(counts, channel)
+    wald = estimate_frequencies_from_counts(counts, channel, interval="fitted")
+    width = wald.upper - wald.lower
+    np.testing.assert_allclose(score.lower, wald.lower, atol=0.03 * width.min())
+    np.testing.assert_allclose(score.upper, wald.upper, atol=0.03 * width.min())
+    np.testing.assert_array_equal(score.estimate, wald.estimate)
+    np.testing.assert_array_equal(score.stderr, wald.stderr)

@@ -51,9 +51,12 @@ RECORDS = ("fixed", "iid")
 MAX_EM_UPDATES = 10**8
 #: Pseudo-count per output of the plug-in weights (the add-1/2 estimate of the output distribution).
 PSEUDO_COUNT = 0.5
-#: The variance estimates behind the intervals of :func:`estimate_frequencies`: ``fitted`` (default)
-#: at the fitted output distribution channel^T f_hat, ``wald`` at the observed one q_hat.
-INTERVALS = ("fitted", "wald")
+#: The intervals of :func:`estimate_frequencies`: ``score`` (default; the variance taken at each
+#: value tested, :func:`_score_interval`), and two Wald intervals, ``fitted`` (variance at the
+#: fitted output distribution channel^T f_hat) and ``wald`` (at the observed one q_hat).
+INTERVALS = ("score", "fitted", "wald")
+#: Bisection steps of the score interval's ends (each halves the multiplier's bracket).
+SCORE_STEPS = 40
 #: Relative rounding allowance of an interval: an estimate whose variance is 0 (a category the
 #: channel releases exactly) is its true value up to the rounding of A q_hat, this times sum_y |A_xy| q_hat_y.
 ROUNDING = 1e-12
@@ -71,6 +74,77 @@ def _fitted_variance(a: np.ndarray, c_used: np.ndarray, estimate: np.ndarray, m:
     f_hat_x) / m weighs every output's own count (docs/frequency-estimation.md). O(N^2 M)."""
     per = np.maximum((a**2) @ c_used.T - (a @ c_used.T) ** 2, 0.0)
     return np.maximum(per @ estimate, 0.0) / m
+
+def _score_end(a: np.ndarray, counts: np.ndarray, m: int, estimate: np.ndarray, z2: float, sign: int) -> np.ndarray:
+    """The upper end of each row's score interval (:func:`_score_interval`) for theta = a_x . q,
+    the variance at theta being (sum_y a_xy^2 q_y - sign theta) / m; ``sign`` = -1 with a and the
+    estimate negated gives the lower end. Vectorised over the rows (categories)."""
+    seen = counts > 0
+    c, a_seen = counts[seen].astype(float), a[:, seen]
+    top_seen = a_seen.max(axis=1)
+    top_unseen = a[:, ~seen].max(axis=1) if (~seen).any() else np.full(a.shape[0], -np.inf)
+    # the multiplier t runs from 0 up to where a seen output's q_y = c_y / (m - t a_xy) diverges,
+    # or where the unseen output of largest coefficient starts to take mass (t = m / a)
+    t_seen = np.where(top_seen > 0, m / np.where(top_seen > 0, top_seen, 1.0), np.inf)
+    t_unseen = np.where(top_unseen > 0, m / np.where(top_unseen > 0, top_unseen, 1.0), np.inf)
+    t_end = np.minimum(t_seen, t_unseen)
+
+    def profile(t):
+        q = c / (m - t[:, None] * a_seen)
+        theta = (a_seen * q).sum(axis=1)
+        return theta, (a_seen**2 * q).sum(axis=1) - sign * theta
+
+    def rejected(t):  # the statistic (theta - estimate)^2 / variance has reached z^2
+        theta, second = profile(t)
+        return m * (theta - estimate) ** 2 >= z2 * np.maximum(second, 0.0)
+
+    finite = np.isfinite(t_end)
+    high = np.where(finite, t_end * (1.0 - 1e-12), m / np.maximum(np.abs(a_seen).max(axis=1), 1e-300))
+    for _ in range(2100):  # doubling to at most 2^2100 times the start: past every float
+        grow = ~finite & ~rejected(high)
+        if not grow.any():
+            break
+        high = np.where(grow, 2.0 * high, high)
+    reached = rejected(high)
+    low = np.zeros_like(high)
+    for _ in range(SCORE_STEPS):
+        mid = 0.5 * (low + high)
+        hit = rejected(mid)
+        high, low = np.where(hit, mid, high), np.where(hit, low, mid)
+    end = profile(high)[0]
+    # past t = m / a_u the unseen output u takes mass s at fixed t: theta = theta_1 + a_u s and
+    # m variance = W + (a_u^2 - sign a_u) s; the statistic reaches z^2 at the positive root
+    tail = ~reached & np.isfinite(t_unseen) & (t_unseen <= t_seen)
+    if tail.any():
+        theta1, w = profile(np.where(tail, t_unseen * (1.0 - 1e-12), 0.0))
+        au = np.where(tail, top_unseen, 1.0)
+        d = theta1 - estimate
+        b = 2.0 * d * au - z2 * (au**2 - sign * au) / m
+        c0 = d**2 - z2 * w / m
+        s = np.maximum((-b + np.sqrt(np.maximum(b**2 - 4.0 * au**2 * c0, 0.0))) / (2.0 * au**2), 0.0)
+        end = np.where(tail, theta1 + au * s, end)
+    return np.where(reached | tail, end, np.inf)
+
+
+def _score_interval(a: np.ndarray, counts: np.ndarray, estimate: np.ndarray, confidence: float):
+    """Score intervals for the linear estimate f_hat = A q_hat from the output counts (records
+    fixed): the values theta of f_x that a score test at level 1 - confidence keeps [wilson1927].
+
+    The counts are taken as independent Poisson counts of means m q_y. Under the hypothesis
+    f_x = theta, the likelihood's maximum subject to sum_y A_xy q_y = theta is at
+    q_y = c_y / (m - t A_xy) (t its multiplier, monotone in theta), an output nobody reported
+    taking mass only once t reaches m / A_xy; the statistic (f_hat_x - theta)^2 / V(theta) uses the
+    records-fixed variance there, V = (sum_y A_xy^2 q_y - theta) / m. Where an output of large
+    coefficient was reported rarely or never, V at the tested value holds the term its count
+    misses, which is what a Wald interval leaves out (docs/frequency-estimation.md). Each end is
+    the first value where the statistic reaches z^2, by bisection on t (``SCORE_STEPS``);
+    inf where it never does. O(N M) per step."""
+    z = NormalDist().inv_cdf(0.5 + confidence / 2.0)
+    m = int(counts.sum())
+    upper = _score_end(a, counts, m, estimate, z * z, +1)
+    lower = -_score_end(-a, counts, m, -estimate, z * z, -1)
+    return lower, upper
+
 
 def identifiable(channel) -> bool:
     """Whether the frequencies can be estimated from the channel's outputs: its rows are linearly
@@ -237,6 +311,27 @@ class FrequencyEstimate:
         )
 
 
+    @classmethod
+    def from_interval(
+        cls, estimate, variance, lower, upper, *, m: int, confidence: float, method: str,
+        iterations: int = 0, converged: bool = True,
+    ) -> "FrequencyEstimate":
+        """Given interval ends (widened to contain the estimate) and the standard error
+        sqrt(variance) (a negative variance estimate counting as 0)."""
+        est = np.asarray(estimate, dtype=float)
+        return cls(
+            estimate=_readonly(est),
+            stderr=_readonly(np.sqrt(np.maximum(np.asarray(variance, dtype=float), 0.0))),
+            lower=_readonly(np.minimum(lower, est)),
+            upper=_readonly(np.maximum(upper, est)),
+            confidence=float(confidence),
+            method=method,
+            m=int(m),
+            iterations=int(iterations),
+            converged=bool(converged),
+        )
+
+
 def _check_confidence(confidence) -> float:
     return check_scalar(confidence, "confidence", low=0.0, high=1.0, low_inclusive=False, high_inclusive=False)
 
@@ -320,7 +415,7 @@ def estimate_frequencies_from_counts(
     prior=None,
     max_iter: int = 10_000,
     tol: float = 1e-10,
-    interval: str = "fitted",
+    interval: str = "score",
 ) -> FrequencyEstimate:
     """Estimate the histogram of the released records from the count of each output.
 
@@ -378,14 +473,24 @@ def estimate_frequencies_from_counts(
     # up to the rounding of A q_hat, which the interval must hold
     rounding = ROUNDING * (np.abs(a) @ q_hat)
     if method == "unbiased":
+        f, iterations, converged = unbiased, 0, True
+    else:
+        observed = counts > 0
+        f, iterations, converged = _em(c[:, observed], counts[observed] / m, max_iter, tol)
+    if interval != "score":
         return FrequencyEstimate.from_variance(
-            unbiased, variance, m=m, confidence=confidence, method="unbiased", rounding=rounding
+            f, variance, m=m, confidence=confidence, method=method, clip=method == "mle",
+            iterations=iterations, converged=converged, rounding=rounding,
         )
-    observed = counts > 0
-    f, iterations, converged = _em(c[:, observed], counts[observed] / m, max_iter, tol)
-    return FrequencyEstimate.from_variance(
-        f, variance, m=m, confidence=confidence, method="mle", clip=True,
-        iterations=iterations, converged=converged, rounding=rounding,
+    lower, upper = _score_interval(a, counts[used], unbiased, confidence)
+    # a frequency lies in [0, 1]: the ends are cut there, as far as the estimate allows
+    lower = np.maximum(lower - rounding, np.minimum(f, 0.0))
+    upper = np.minimum(upper + rounding, np.maximum(f, 1.0))
+    if method == "mle":
+        lower, upper = np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
+    return FrequencyEstimate.from_interval(
+        f, variance, lower, upper, m=m, confidence=confidence, method=method,
+        iterations=iterations, converged=converged,
     )
 
 
@@ -398,7 +503,7 @@ def estimate_frequencies(
     prior=None,
     max_iter: int = 10_000,
     tol: float = 1e-10,
-    interval: str = "fitted",
+    interval: str = "score",
 ) -> FrequencyEstimate:
     """Estimate the histogram of the m records behind a release, from the released outputs.
 

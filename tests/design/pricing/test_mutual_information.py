@@ -63,7 +63,9 @@ def _same_pricing(a, b):
         {k: (r.bound, r.exhausted) for k, r in b.searches.items()}
 
 
-@pytest.mark.parametrize("seed", range(4))
+# seeds 1 and 3 of the four drawn first (12 pricings, 17 s of the 52 s the four took): each still
+# escalates and resumes (the assert below), and the suite keeps its margin under five minutes
+@pytest.mark.parametrize("seed", [1, 3])
 def test_an_escalated_pricing_going_on_from_the_last_equals_one_run_on_its_budget(seed):
     # the escalation ladder and the short pass resume their branch and bounds and keep what is done:
     # the pricing must be the one a single run on the larger budget gives, columns and bounds alike
