@@ -206,9 +206,10 @@ def hadamard_response_channel(n_categories, eps) -> np.ndarray:
     eps = check_scalar(eps, "eps", low=0.0, low_inclusive=False)
     size = _hadamard_size(k)
     check_array_size((k, size), "n_categories")
-    p = 1.0 / (1.0 + math.exp(-eps))
+    off = math.exp(-eps)
+    p, not_p = 1.0 / (1.0 + off), off / (1.0 + off)  # 1 - p without cancellation at large eps
     parity = _hadamard_parity(np.arange(1, k + 1)[:, None], np.arange(size)[None, :])
-    return np.where(parity == 0, 2.0 * p / size, 2.0 * (1.0 - p) / size)
+    return np.where(parity == 0, 2.0 * p / size, 2.0 * not_p / size)
 
 
 def _subset_selection(k: int, eps: float) -> tuple[int, float, float]:
