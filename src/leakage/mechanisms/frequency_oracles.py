@@ -33,8 +33,9 @@ may be negative). The protocols, with k categories and eps in nats:
   report is an output y in [0, K), uniform on ``C_v`` with probability ``p = e^eps / (e^eps + 1)``
   and uniform on its complement otherwise. It supports every value whose codewords hold it: two
   rows of H agree on half the columns, so ``q = 1/2``. Its channel is
-  :func:`hadamard_response_channel`. (For eps > 1 pure-ldp and [acharya2019] switch to a block
-  scheme with about e^eps blocks; not implemented here.)
+  :func:`hadamard_response_channel`. (Above eps = 1 pure-ldp switches to [acharya2019]'s
+  general-privacy scheme, which splits the outputs into blocks, their number growing with e^eps;
+  not implemented here.)
 
 Variance with the m records fixed (histogram f) -- the setting of a release of given data: the
 supports of different records are independent, so ``Var f_hat_v = (f_v p (1 - p) + (1 - f_v)
@@ -393,8 +394,8 @@ def oracle_estimate(oracle, support_counts, m, *, confidence: float = 0.95) -> F
     expectation; they may be negative). For hr, ``f_hat_v = (2 S_v / m - 1) (e^eps + 1) /
     (e^eps - 1)`` [acharya2019], pure-ldp's estimate (without its normalisation). Standard error:
     the fixed-records variance (:func:`oracle_variance`) is linear in f, so plugging in ``f_hat``
-    estimates it without bias (negative values count as 0); interval ``f_hat ± z stderr`` at ``confidence``, not cut to
-    [0, 1]. Frequencies, not counts (pure-ldp returns ``m f_hat``). ``method`` of the result is the
+    estimates it without bias (negative values count as 0); interval ``f_hat ± z stderr`` at
+    ``confidence``, not cut to [0, 1]. Frequencies, not counts (pure-ldp returns ``m f_hat``). ``method`` of the result is the
     oracle's name.
     """
     oracle = _check_oracle(oracle)
@@ -426,12 +427,13 @@ def oracle_variance(oracle, prior, m=1, *, records: str = "fixed") -> np.ndarray
     randomness only; the setting of a release of given data). ``records="iid"``: records drawn iid
     from ``prior``, each support Bernoulli(f_v p + (1 - f_v) q): the fixed-records variance plus
     ``f_v (1 - f_v) / m``. Frequencies (multiply by m^2 for counts). For hr (p = e^eps / (e^eps +
-    1), q = 1/2) the fixed-records variance is ``(1 + f_v (4 p (1 - p) - 1)) / (m (2p - 1)^2)``
-    [acharya2019]. That estimate is linear and unbiased for HR's channel but not its best one: the
-    k x K channel (rank k) leaves a (K - k)-dimensional family of unbiased linear estimates, and
-    the weighted estimate of :func:`leakage.estimation.frequency.estimate_frequencies` at the true
-    output distribution has the smaller variance of
-    :func:`leakage.estimation.frequency.frequency_covariance` (the tests compare both).
+    1), q = 1/2 [acharya2019]) the fixed-records variance above is ``(1 + f_v (4 p (1 - p) - 1)) /
+    (m (2p - 1)^2)``. That estimate is linear and unbiased for HR's channel but not its best one:
+    the k x K channel (rank k) leaves a (K - k)-dimensional family of unbiased linear estimates,
+    and the weighted estimate of :func:`leakage.estimation.frequency.estimate_frequencies` at the
+    true output distribution has the variance of
+    :func:`leakage.estimation.frequency.frequency_covariance`, at most this one per category and
+    smaller in total in every case the tests try, k = K - 1 included.
     """
     oracle = _check_oracle(oracle)
     f = check_distribution(prior)
