@@ -52,6 +52,7 @@ EXAMPLES = {
     "delta": 0.1,
     "m": 100,
     "n_symbols": 3,
+    "n_categories": 3,
     "k": 2,
     "tol": 1e-6,
     "rng": _rng,
@@ -733,6 +734,15 @@ def _grr_pq(kw):
     return e / (e + o.n_categories - 1), 1 / (e + o.n_categories - 1)
 
 
+def _hadamard_codewords(k):
+    """Rows 1..k of the Sylvester Hadamard matrix of the power of two above k (np.kron), their +1
+    entries as uniform distributions."""
+    h = np.ones((1, 1))
+    while h.shape[0] <= k:
+        h = np.kron(np.array([[1.0, 1.0], [1.0, -1.0]]), h)
+    return (h[1 : k + 1] > 0) / (h.shape[0] / 2)
+
+
 def _grr_variance(kw):
     """Var of GRR's unbiased estimate with the m records fixed: count c_x of n_x = f_x m records
     kept w.p. p and m - n_x others moved to x w.p. q, f_x = (c_x / m - q) / (p - q)."""
@@ -955,6 +965,9 @@ RULES: list = [
            "[wang2017]'s approximation for GRR: (e^eps + k - 2) / (m (e^eps - 1)^2)",
            check=equals(lambda kw: (math.exp(kw["oracle"].eps) + kw["oracle"].n_categories - 2)
                         / (kw["m"] * math.expm1(kw["oracle"].eps) ** 2), rtol=1e-8, atol=0)),
+    Accept("mechanisms.frequency_oracles.hadamard_response_channel", "eps", ("inf", "huge"),
+           "Hadamard response without flips: uniform on the value's codewords (the +1 entries of Sylvester rows 1..k)",
+           check=equals(lambda kw: _hadamard_codewords(kw["n_categories"]))),
     Accept("mechanisms.frequency_oracles.oracle_perturb", "values", ("short",), "fewer records: one report each",
            check=lambda out, kw, fn: np.shape(out) == (len(kw["values"]),) and bool(np.all((out >= 0) & (out < 3)))),
     Accept("mechanisms.frequency_oracles.oracle_support_counts", "reports", ("short",),

@@ -102,7 +102,7 @@ def test_variances_are_non_negative_and_iid_adds_the_sampling_term(c, data, m):
 
 ORACLE = st.builds(
     leakage.FrequencyOracle,
-    st.sampled_from(["grr", "oue", "olh", "ss"]),
+    st.sampled_from(["grr", "oue", "olh", "ss", "hr"]),
     st.integers(2, 40),
     st.floats(1e-3, 12.0),
 )

@@ -16,7 +16,7 @@ Modules are organised by concept, not by paper:
 * ``leakage.estimation``: distributions estimated from samples and PML under that uncertainty;
   frequencies estimated from released data (``frequency``);
 * ``leakage.mechanisms``: the additive-noise (Laplace, Gaussian) mechanisms, releasing through a
-  channel, the LDP frequency oracles (GRR, OUE, OLH, subset selection);
+  channel, the LDP frequency oracles (GRR, OUE, OLH, subset selection, Hadamard response);
 * ``leakage.design``: mechanisms designed for a privacy level (closed forms, LP design);
 * ``leakage.experiments.<paper>`` wires the concepts into one paper's figures,
   ``leakage.plots.<paper>`` draws them; ``leakage.tables`` writes every table.
@@ -129,6 +129,7 @@ _SOURCES: dict[str, tuple[str, ...]] = {
     ),
     "leakage.mechanisms.frequency_oracles": (
         "FrequencyOracle",
+        "hadamard_response_channel",
         "olh_hash",
         "olh_hash_range",
         "oracle_approximate_variance",
@@ -187,7 +188,7 @@ __all__ = [
     "gaussian_delta_star",
     "pldp_gaussian_sigma",
     "pldp_gaussian_delta",
-    # LDP frequency oracles [wang2017], [ye2018]
+    # LDP frequency oracles [wang2017], [ye2018], [acharya2019]
     "FrequencyOracle",
     "oracle_perturb",
     "oracle_support_counts",
@@ -200,6 +201,7 @@ __all__ = [
     "olh_hash_range",
     "oracle_fisher_information",
     "subset_fisher_informations",
+    "hadamard_response_channel",
     # estimation: distributions from samples, PML under their uncertainty
     "empirical_distribution",
     "beta_star",

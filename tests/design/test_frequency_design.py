@@ -174,16 +174,19 @@ def test_invariants(p, eps, beta, privacy):
 
 def _oracle_variances(n, eps, prior):
     """Every oracle's total variance (records fixed), computed apart from the library: p and q
-    from pure-ldp's clients (GRR, OUE, OLH) and from [ye2018] for SS at its best size, each
-    category's variance by multi-freq-ldpy's VAR_Pure."""
+    from pure-ldp's clients (GRR, OUE, OLH) and its Hadamard response scheme (HR: p = 1 - its flip
+    probability, q = 1/2), from [ye2018] for SS at its best size, each category's variance by
+    multi-freq-ldpy's VAR_Pure."""
     from multi_freq_ldpy.pure_frequency_oracles.Variance_PURE import VAR_Pure
     from pure_ldp.frequency_oracles.direct_encoding import DEClient
+    from pure_ldp.frequency_oracles.hadamard_response.internal.k2k_hadamard import Hadamard_Rand_high_priv
     from pure_ldp.frequency_oracles.local_hashing import LHClient
     from pure_ldp.frequency_oracles.unary_encoding import UEClient
 
     pq = {"grr": (lambda c: (c.p, c.q))(DEClient(eps, n, index_mapper=lambda x: x)),
           "oue": (lambda c: (c.p, c.q))(UEClient(eps, n, use_oue=True, index_mapper=lambda x: x)),
-          "olh": (lambda c: (c.p, 1.0 / c.g))(LHClient(eps, n, use_olh=True, index_mapper=lambda x: x))}
+          "olh": (lambda c: (c.p, 1.0 / c.g))(LHClient(eps, n, use_olh=True, index_mapper=lambda x: x)),
+          "hr": (1.0 - Hadamard_Rand_high_priv(n, eps).pri_para, 0.5)}
     E = math.exp(eps)
     best = math.inf
     for d in range(1, n):

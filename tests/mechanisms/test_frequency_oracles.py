@@ -418,7 +418,7 @@ def test_infinite_eps():
 
 def test_bad_reports_values_and_counts_are_refused():
     rng = np.random.default_rng(0)
-    grr, oue, olh, ss = (FrequencyOracle(n, K, EPS) for n in ORACLES)
+    grr, oue, olh, ss, hr = (FrequencyOracle(n, K, EPS) for n in ORACLES)
     cases = [
         (lambda: oracle_perturb(grr, [0, 5], rng), "values"),
         (lambda: oracle_perturb(grr, [0, 1], "rng"), "rng"),
@@ -431,6 +431,8 @@ def test_bad_reports_values_and_counts_are_refused():
         (lambda: oracle_support_counts(ss, [[0, 1]]), "reports"),
         (lambda: oracle_support_counts(ss, [[7]]), "reports"),
         (lambda: oracle_support_counts(FrequencyOracle("ss", 12, EPS), [[1, 1, 2]]), "reports"),
+        (lambda: oracle_support_counts(hr, [0, 8]), "reports"),  # K = 8 outputs for k = 5
+        (lambda: oracle_support_counts(hr, [[0, 1]]), "reports"),
         (lambda: oracle_sample_support_counts(oue, [1, 2, 3], rng), "value_counts"),
         (lambda: oracle_estimate(oue, [1, 2, 3, 4, 50], 10), "support_counts"),
         (lambda: oracle_estimate(grr, [1, 2, 3, 4, 5], 10), "support_counts"),

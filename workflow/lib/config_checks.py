@@ -186,10 +186,10 @@ def _adult_design(config: dict, problems: list, data_table: Path, where: str = D
                         f"{where}.attributes {s['attributes']}")  # fmt: skip
     if fr["histogram_eps"] not in s["eps"]:
         problems.append(f"{where}.frequency.histogram_eps: {fr['histogram_eps']} must be one of {where}.eps {s['eps']}")
-    designed = set(s["methods"]) | {"pml_mse", "ldp_mse", "oue", "olh", "ss"}
+    designed = set(s["methods"]) | {"pml_mse", "ldp_mse", "oue", "olh", "ss", "hr"}
     if not set(fr["histogram_methods"]) <= designed:
         problems.append(f"{where}.frequency.histogram_methods: {fr['histogram_methods']} must be among {where}.methods "
-                        f"{s['methods']} or pml_mse, ldp_mse, oue, olh, ss")  # fmt: skip
+                        f"{s['methods']} or pml_mse, ldp_mse, oue, olh, ss, hr")  # fmt: skip
     _less(problems, f"{where}.curve", "eps_min", "eps_max", s["curve"])
     mc = s["mc"]
     if mc["m_max"] is not None:

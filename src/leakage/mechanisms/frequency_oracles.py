@@ -1,8 +1,8 @@
-"""The standard LDP frequency oracles of [wang2017], GRR, OUE and OLH, and subset selection
-[ye2018], each with its client (perturb every record), its server (support counts, the unbiased
-estimate) and its variance.
+"""The standard LDP frequency oracles of [wang2017], GRR, OUE and OLH, subset selection [ye2018]
+and Hadamard response [acharya2019], each with its client (perturb every record), its server
+(support counts, the unbiased estimate) and its variance.
 
-All four are *pure* protocols [wang2017]: a report supports a set of values; it supports the
+All five are *pure* protocols [wang2017]: a report supports a set of values; it supports the
 reporter's own value with probability ``p`` and any other given value with probability ``q < p``.
 From the support counts ``S_v`` of m reports the standard estimate of the frequency of v is
 ``f_hat_v = (S_v / m - q) / (p - q)`` (unbiased; the estimates need not sum to one exactly, and
@@ -26,6 +26,16 @@ may be negative). The protocols, with k categories and eps in nats:
   contains the value with probability ``p = d e^eps / (d e^eps + k - d)``, another given value with
   ``q = d ((d - 1) e^eps + k - d) / ((k - 1)(d e^eps + k - d))`` (multi-freq-ldpy's d and q). At
   d = 1 it is GRR.
+* ``hr``, Hadamard response [acharya2019] (its basic scheme, the one for every eps; pure-ldp's
+  ``Hadamard_Rand_high_priv``, which pure-ldp uses at eps <= 1 only): K = the smallest power of
+  two above k, H the K x K Sylvester Hadamard matrix (``H[i, j] = (-1)^popcount(i & j)``); value v
+  has the K/2 codewords ``C_v = {y : H[v + 1, y] = +1}`` (row 0, all ones, is skipped), and the
+  report is an output y in [0, K), uniform on ``C_v`` with probability ``p = e^eps / (e^eps + 1)``
+  and uniform on its complement otherwise. It supports every value whose codewords hold it: two
+  rows of H agree on half the columns, so ``q = 1/2``. Its channel is
+  :func:`hadamard_response_channel`. (Above eps = 1 pure-ldp switches to [acharya2019]'s
+  general-privacy scheme, which splits the outputs into blocks, their number growing with e^eps;
+  not implemented here.)
 
 Variance with the m records fixed (histogram f) -- the setting of a release of given data: the
 supports of different records are independent, so ``Var f_hat_v = (f_v p (1 - p) + (1 - f_v)
@@ -42,7 +52,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from leakage.estimation.frequency import RECORDS, FrequencyEstimate
+from leakage.estimation.frequency import RECORDS, FrequencyEstimate, fisher_information
 from leakage.measures.dp import randomized_response, randomized_response_probabilities
 from leakage.mechanisms.release import channel_output_counts
 from leakage.validation import (
@@ -56,9 +66,12 @@ from leakage.validation import (
 )
 
 #: The protocols (``FrequencyOracle.name``).
-ORACLES = ("grr", "oue", "olh", "ss")
+ORACLES = ("grr", "oue", "olh", "ss", "hr")
 #: Most categories an oracle takes (indices stay exact in int64 arithmetic and float64).
 MAX_CATEGORIES = 2**31
+#: Largest output alphabet K of Hadamard response whose support counts are computed by a fast
+#: Walsh-Hadamard transform of the output histogram (beyond it, per category over the distinct outputs).
+_FWHT_MAX = 2**22
 #: Largest OLH hash range g (eps up to about 21.4 nats): the hash values must stay exact integers.
 MAX_HASH_RANGE = 2**31
 
@@ -123,13 +136,14 @@ def _as_seeds(seeds) -> np.ndarray:
 
 @dataclass(frozen=True)
 class FrequencyOracle:
-    """One of the pure LDP frequency oracles of [wang2017] (``name`` in ``ORACLES``) on
-    ``n_categories`` = k categories (2 <= k <= ``MAX_CATEGORIES``) at ``eps`` > 0 nats (``inf``
-    allowed for grr, oue and ss).
+    """One of the pure LDP frequency oracles of [wang2017] (``name`` in ``ORACLES``; ``ss``
+    [ye2018], ``hr`` [acharya2019]) on ``n_categories`` = k categories (2 <= k <=
+    ``MAX_CATEGORIES``) at ``eps`` > 0 nats (``inf`` allowed for grr, oue, ss and hr).
 
     ``p``: the probability that a report supports the reporter's own value; ``q``: that it
-    supports a given other value; ``hash_range``: OLH's g, ``subset_size``: SS's d (None for the
-    others). Built and checked from the three arguments: ``FrequencyOracle("oue", 5, 1.0)``.
+    supports a given other value; ``hash_range``: OLH's g, ``subset_size``: SS's d,
+    ``hadamard_size``: HR's output alphabet K (None for the others). Built and checked from the
+    three arguments: ``FrequencyOracle("oue", 5, 1.0)``.
     """
 
     name: str
@@ -139,6 +153,7 @@ class FrequencyOracle:
     q: float = field(init=False)
     hash_range: int | None = field(init=False)
     subset_size: int | None = field(init=False)
+    hadamard_size: int | None = field(init=False)
 
     def __post_init__(self):
         if not isinstance(self.name, str) or self.name not in ORACLES:
@@ -147,7 +162,7 @@ class FrequencyOracle:
         if k > MAX_CATEGORIES:
             raise ValueError(f"n_categories must be at most {MAX_CATEGORIES}, got {k}")
         eps = check_scalar(self.eps, "eps", low=0.0, low_inclusive=False)
-        g = d = None
+        g = d = size = None
         if self.name == "grr":
             p, q = randomized_response_probabilities(k, eps)
         elif self.name == "oue":
@@ -156,6 +171,9 @@ class FrequencyOracle:
             g = olh_hash_range(eps)
             p = 1.0 / (1.0 + (g - 1) * math.exp(-eps))
             q = 1.0 / g
+        elif self.name == "hr":
+            size = _hadamard_size(k)
+            p, q = 1.0 / (1.0 + math.exp(-eps)), 0.5  # e^eps / (e^eps + 1), 1 at inf
         else:
             d, p, q = _subset_selection(k, eps)
         object.__setattr__(self, "n_categories", k)
@@ -164,6 +182,35 @@ class FrequencyOracle:
         object.__setattr__(self, "q", q)
         object.__setattr__(self, "hash_range", g)
         object.__setattr__(self, "subset_size", d)
+        object.__setattr__(self, "hadamard_size", size)
+
+
+def _hadamard_size(k: int) -> int:
+    """HR's output alphabet K = the smallest power of two above k (rows 1..k of the K x K Hadamard
+    matrix, row 0 skipped) [acharya2019]."""
+    return 1 << k.bit_length()
+
+
+def _hadamard_parity(rows, outputs) -> np.ndarray:
+    """popcount(row & output) mod 2 (broadcast): 0 where the Sylvester Hadamard matrix is +1."""
+    a = np.bitwise_and(np.asarray(rows, dtype=np.int64), np.asarray(outputs, dtype=np.int64))
+    return (np.bitwise_count(a) & 1).astype(np.int64)
+
+
+def hadamard_response_channel(n_categories, eps) -> np.ndarray:
+    """The channel of Hadamard response [acharya2019] (the ``hr`` oracle), k x K, K = the smallest
+    power of two above k: ``P(y | x) = 2 e^eps / (K (e^eps + 1))`` if ``H[x + 1, y] = +1`` (y in
+    C_x), ``2 / (K (e^eps + 1))`` otherwise, H the Sylvester Hadamard matrix. Every column holds
+    two values whose ratio is e^eps (column 0, in every C_x, is constant): exactly eps-LDP. k >= 2,
+    eps > 0 in nats (``inf``: uniform on C_x)."""
+    k = check_count(n_categories, "n_categories", low=2)
+    eps = check_scalar(eps, "eps", low=0.0, low_inclusive=False)
+    size = _hadamard_size(k)
+    check_array_size((k, size), "n_categories")
+    off = math.exp(-eps)
+    p, not_p = 1.0 / (1.0 + off), off / (1.0 + off)  # 1 - p without cancellation at large eps
+    parity = _hadamard_parity(np.arange(1, k + 1)[:, None], np.arange(size)[None, :])
+    return np.where(parity == 0, 2.0 * p / size, 2.0 * not_p / size)
 
 
 def _subset_selection(k: int, eps: float) -> tuple[int, float, float]:
@@ -189,8 +236,9 @@ def oracle_perturb(oracle, values, rng) -> np.ndarray:
 
     Reports: ``grr``, int64 (m,), the reported category; ``oue``, bool (m, k), the perturbed bits;
     ``olh``, uint64 (m, 2), column 0 the hash seed, column 1 the reported hash value in [0, g);
-    ``ss``, int64 (m, d), the reported subset (distinct categories). Vectorised: O(m) for grr and
-    olh, O(m k) for oue and O(m k log k) for ss (refused above 2 GiB).
+    ``ss``, int64 (m, d), the reported subset (distinct categories); ``hr``, int64 (m,), the output
+    in [0, K). Vectorised: O(m) for grr, olh and hr, O(m k) for oue and O(m k log k) for ss
+    (refused above 2 GiB).
     """
     oracle = _check_oracle(oracle)
     k = oracle.n_categories
@@ -215,6 +263,14 @@ def oracle_perturb(oracle, values, rng) -> np.ndarray:
         contains = rng.random(m) < oracle.p
         subset[contains, d - 1] = x[contains]  # the value and a uniform (d-1)-subset of the others
         return subset.astype(np.int64)
+    if oracle.name == "hr":
+        # a uniform output; flipping the highest set bit of row x + 1 in it flips whether it lies in
+        # C_x, so exactly one of the pair {y, y ^ top} is a codeword: that one w.p. p (pure-ldp's coupling)
+        row = x + 1
+        top = np.left_shift(1, np.frexp(row.astype(float))[1].astype(np.int64) - 1)  # row < 2^53: exact
+        y = rng.integers(0, oracle.hadamard_size, size=m, dtype=np.int64)
+        want = rng.random(m) < oracle.p
+        return np.where((_hadamard_parity(row, y) == 0) == want, y, y ^ top)
     g = oracle.hash_range
     seeds = rng.integers(0, 2**64, size=m, dtype=np.uint64, endpoint=False)
     hashed = olh_hash(seeds, x, g)
@@ -232,13 +288,19 @@ def oracle_support_counts(oracle, reports) -> np.ndarray:
     ``reports`` as :func:`oracle_perturb` returns them: ``grr`` the reported categories (S is their
     count), ``oue`` the (m, k) bits (S is the column sums), ``olh`` the (m, 2) seeds and hash values
     (S_v counts the reports whose hash of v equals the reported value: O(m k), memory O(m)), ``ss``
-    the (m, d) subsets (S_v counts the subsets containing v).
+    the (m, d) subsets (S_v counts the subsets containing v), ``hr`` the outputs in [0, K) (S_v
+    counts the outputs in C_v: ``(m + W_{v+1}) / 2`` for the Walsh-Hadamard transform W of the
+    output histogram, O(m + K log K); above K = 2^22 per category over the distinct outputs u,
+    O(m log m + k u)).
     """
     oracle = _check_oracle(oracle)
     k = oracle.n_categories
     if oracle.name == "grr":
         y = check_indices(reports, "reports", k, n_name="the oracle's categories")
         return np.bincount(y, minlength=k).astype(np.int64)
+    if oracle.name == "hr":
+        y = check_indices(reports, "reports", oracle.hadamard_size, n_name="Hadamard response's outputs")
+        return _hadamard_supports(y, k, oracle.hadamard_size, _FWHT_MAX)
     if oracle.name == "ss":
         d = oracle.subset_size
         r = np.asarray(reports)
@@ -266,6 +328,27 @@ def oracle_support_counts(oracle, reports) -> np.ndarray:
     return np.array([np.count_nonzero(olh_hash(seeds, v, g) == reported) for v in range(k)], dtype=np.int64)
 
 
+def _hadamard_supports(y: np.ndarray, k: int, size: int, fwht_max: int) -> np.ndarray:
+    """S_v = #{outputs y in C_v}, v < k, for HR outputs in [0, size): by the fast Walsh-Hadamard
+    transform of the histogram (size <= fwht_max), else per category over the distinct outputs."""
+    m = y.size
+    if size <= fwht_max:
+        w = np.bincount(y, minlength=size).astype(np.int64)
+        h = 1
+        while h < size:  # in-place butterflies: w becomes H w (Sylvester order)
+            w = w.reshape(-1, 2, h)
+            w = np.stack((w[:, 0] + w[:, 1], w[:, 0] - w[:, 1]), axis=1).reshape(-1)
+            h *= 2
+        return (m + w[1 : k + 1]) // 2
+    outputs, counts = np.unique(y, return_counts=True)
+    out = np.empty(k, dtype=np.int64)
+    step = max(1, 2**22 // outputs.size)
+    for start in range(0, k, step):
+        rows = np.arange(start + 1, min(k, start + step) + 1)[:, None]
+        out[start : start + rows.shape[0]] = (_hadamard_parity(rows, outputs[None, :]) == 0) @ counts
+    return out
+
+
 def oracle_sample_support_counts(oracle, value_counts, rng) -> np.ndarray:
     """The support counts of m = sum(value_counts) records (``value_counts[v]`` records with value
     v), drawn exactly from the protocol's distribution, fast where the protocol allows.
@@ -280,7 +363,8 @@ def oracle_sample_support_counts(oracle, value_counts, rng) -> np.ndarray:
     Binomial(m - n_v, q)`` (O(k)); the simulated reports of :func:`oracle_perturb` (seeded xxhash)
     agree with it in the tests. ``ss``: the supports of one report are dependent across categories
     (a fixed-size subset), so its reports are simulated per record (:func:`oracle_perturb`,
-    vectorised) and counted, O(m k).
+    vectorised) and counted, O(m k). ``hr``: one output supports about half the categories, so
+    again per record, O(m + K log K).
     """
     oracle = _check_oracle(oracle)
     k = oracle.n_categories
@@ -306,11 +390,12 @@ def oracle_estimate(oracle, support_counts, m, *, confidence: float = 0.95) -> F
     """The server's estimate ``f_hat_v = (S_v / m - q) / (p - q)`` from the support counts of m
     reports [wang2017], with standard errors and intervals.
 
-    Unbiased for every category (the estimates sum to one for grr; for oue and olh only in
-    expectation; they may be negative). Standard error: the fixed-records variance
-    (:func:`oracle_variance`) is linear in f, so plugging in ``f_hat`` estimates it without bias
-    (negative values count as 0); interval ``f_hat ± z stderr`` at ``confidence``, not cut to
-    [0, 1]. Frequencies, not counts (pure-ldp returns ``m f_hat``). ``method`` of the result is the
+    Unbiased for every category (the estimates sum to one for grr; for the others only in
+    expectation; they may be negative). For hr, ``f_hat_v = (2 S_v / m - 1) (e^eps + 1) /
+    (e^eps - 1)`` [acharya2019], pure-ldp's estimate (without its normalisation). Standard error:
+    the fixed-records variance (:func:`oracle_variance`) is linear in f, so plugging in ``f_hat``
+    estimates it without bias (negative values count as 0); interval ``f_hat ± z stderr`` at
+    ``confidence``, not cut to [0, 1]. Frequencies, not counts (pure-ldp returns ``m f_hat``). ``method`` of the result is the
     oracle's name.
     """
     oracle = _check_oracle(oracle)
@@ -341,7 +426,14 @@ def oracle_variance(oracle, prior, m=1, *, records: str = "fixed") -> np.ndarray
     ``(f_v p (1 - p) + (1 - f_v) q (1 - q)) / (m (p - q)^2)`` [wang2017] (the protocol's
     randomness only; the setting of a release of given data). ``records="iid"``: records drawn iid
     from ``prior``, each support Bernoulli(f_v p + (1 - f_v) q): the fixed-records variance plus
-    ``f_v (1 - f_v) / m``. Frequencies (multiply by m^2 for counts).
+    ``f_v (1 - f_v) / m``. Frequencies (multiply by m^2 for counts). For hr (p = e^eps / (e^eps +
+    1), q = 1/2 [acharya2019]) the fixed-records variance above is ``(1 + f_v (4 p (1 - p) - 1)) /
+    (m (2p - 1)^2)``. That estimate is linear and unbiased for HR's channel but not its best one:
+    the k x K channel (rank k) leaves a (K - k)-dimensional family of unbiased linear estimates,
+    and the weighted estimate of :func:`leakage.estimation.frequency.estimate_frequencies` at the
+    true output distribution has the variance of
+    :func:`leakage.estimation.frequency.frequency_covariance`, at most this one per category and
+    smaller in total in every case the tests try, k = K - 1 included.
     """
     oracle = _check_oracle(oracle)
     f = check_distribution(prior)
@@ -518,11 +610,14 @@ def oracle_fisher_information(oracle, prior) -> np.ndarray:
     sizes (:func:`_size_weights`) of :func:`subset_fisher_informations`. The best linear unbiased
     estimate from the oracle's reports then has total variance ``tr J^-1 - 1`` per record (records
     fixed), at most the standard estimate's :func:`oracle_mse` (a linear unbiased estimate too).
-    OLH: the uniformly random hash of its variance formula. eps at most 30 nats. O(K k^3)."""
+    OLH: the uniformly random hash of its variance formula. eps at most 30 nats. O(K k^3).
+    HR: its k x K channel (:func:`hadamard_response_channel`) directly, any eps, O(k^2 K)."""
     oracle = _check_oracle(oracle)
     f = check_distribution(prior)
     if f.size != oracle.n_categories:
         raise ValueError(f"prior must have {oracle.n_categories} entries (the oracle's categories), got {f.size}")
+    if oracle.name == "hr":
+        return fisher_information(hadamard_response_channel(oracle.n_categories, oracle.eps), f)
     if not oracle.eps <= 30.0:
         raise ValueError(f"eps must be at most 30 nats for the oracle's Fisher information, got {oracle.eps!r}")
     pi = _size_weights(oracle)

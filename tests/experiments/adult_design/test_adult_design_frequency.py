@@ -7,6 +7,8 @@ histogram of a release simulated record by record, and scipy's chi-square for th
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -104,7 +106,7 @@ def test_frequency_comparison_agrees_with_closed_forms_and_is_deterministic(desi
     again = fq.frequency_comparison(_priors(), designs, "race", s, np.random.default_rng(7))
     pd.testing.assert_frame_equal(table, again)
     assert list(table.columns) == fq.FREQUENCY_COLUMNS
-    assert set(table["method"]) == {"rr", "pml_mse", "ldp_mse", "oue", "olh", "ss"}
+    assert set(table["method"]) == {"rr", "pml_mse", "ldp_mse", "oue", "olh", "ss", "hr"}
     m = sum(COUNTS.values())
     f = np.array(list(COUNTS.values())) / m
     rr = table[table["method"] == "rr"].iloc[0]
@@ -112,6 +114,10 @@ def test_frequency_comparison_agrees_with_closed_forms_and_is_deterministic(desi
     # SS at k = 4, eps = 1 reports d = round(4 / (e + 1)) = 1 category: it is randomized response
     ss = table[table["method"] == "ss"].iloc[0]
     assert ss["mse_theory"] == pytest.approx(_rr_total_variance(4, 1.0, f, m), rel=1e-10)
+    # Hadamard response at k = 4: a report supports its value w.p. e/(e+1), another w.p. 1/2
+    hr_p = math.e / (math.e + 1)
+    hr = table[table["method"] == "hr"].iloc[0]
+    assert hr["mse_theory"] == pytest.approx((hr_p * (1 - hr_p) + 3 / 4) / (m * (hr_p - 0.5) ** 2), rel=1e-10)
     designed = table["method"].isin(["pml_mse", "ldp_mse"])
     assert (table.loc[designed, "mse_bound"] <= table.loc[designed, "mse_theory"] * (1 + 1e-9)).all()
     assert table.loc[designed, "certified"].all() and table.loc[~designed, "mse_bound"].isna().all()

@@ -290,7 +290,7 @@ def frequency_claims(table: pd.DataFrame, engine_tol: float) -> list:
     of the repetitions' mean (``mse_stderr``); the 95 % intervals cover the truth in a fraction within
     ``COVERAGE_RANGE`` on every row (attribute, method and eps; rows with no interval of positive
     width are skipped: every category is released exactly); in theory (``mse_theory``), one claim per attribute, pml_mse has the least MSE of all
-    methods and ldp_mse at most that of rr, oue, olh, ss and ldp at every eps (every eps-LDP channel, the oracles'
+    methods and ldp_mse at most that of rr, oue, olh, ss, hr and ldp at every eps (every eps-LDP channel, the oracles'
     included, lies in the engine's eps-LDP cone, and every such channel is eps-PML on the ball; the
     oracles' standard estimators are unbiased, so their MSE is at least their channels' best one),
     up to the engine's relative gap ``engine_tol`` (an uncertified design may fail it: the detail
@@ -317,7 +317,7 @@ def frequency_claims(table: pd.DataFrame, engine_tol: float) -> list:
     for attribute, part in table.groupby("attribute", sort=False):
         wide = part.pivot_table(index="eps", columns="method", values="mse_theory", aggfunc="first")
         for best, others in (("pml_mse", [m for m in wide.columns if m != "pml_mse"]),
-                             ("ldp_mse", ["rr", "oue", "olh", "ss", "ldp"])):
+                             ("ldp_mse", ["rr", "oue", "olh", "ss", "hr", "ldp"])):
             if best not in wide:
                 continue
             others = [m for m in others if m in wide]

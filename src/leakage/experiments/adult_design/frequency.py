@@ -55,7 +55,7 @@ from leakage.mechanisms.release import channel_output_counts
 from leakage.validation import check_frame, check_rng
 
 #: The methods of ``FREQUENCY_METHODS`` that are frequency oracles (the others are channels of mechanisms.csv).
-ORACLE_METHODS = ("oue", "olh", "ss")
+ORACLE_METHODS = ("oue", "olh", "ss", "hr")
 #: The estimation-optimal designs and their privacy notion.
 MSE_METHODS = {"pml_mse": "pml", "ldp_mse": "ldp"}
 #: The MI designs that seed each estimation design (feasible in its cone).
@@ -171,7 +171,7 @@ def _channel_release(channel, counts, rng):
 
 def _oracle_release(oracle, counts, rng):
     """One release through a frequency oracle and its standard estimate (OUE, OLH: two binomials
-    per category, exact; SS: every record simulated, :func:`oracle_sample_support_counts`)."""
+    per category, exact; SS, HR: every record simulated, :func:`oracle_sample_support_counts`)."""
     support = oracle_sample_support_counts(oracle, counts, rng)
     return oracle_estimate(oracle, support, int(counts.sum()), confidence=CONFIDENCE)
 

@@ -93,7 +93,7 @@ SECTION_KEYS = {
 #: The methods of the frequency comparison (``frequency.histogram_methods`` picks from them):
 #: the MI designs and rr (decoded by the best linear unbiased estimate), the estimation-optimal
 #: designs and the LDP frequency oracles (``leakage.experiments.adult_design.frequency``).
-FREQUENCY_METHODS = METHODS + ("pml_mse", "ldp_mse", "oue", "olh", "ss")
+FREQUENCY_METHODS = METHODS + ("pml_mse", "ldp_mse", "oue", "olh", "ss", "hr")
 
 
 def _fail(key: str, message: str):
