@@ -176,13 +176,15 @@ def _oracle_variances(n, eps, prior):
     """Every oracle's total variance (records fixed), computed apart from the library: p and q
     from pure-ldp's clients (GRR, OUE, OLH) and its Hadamard response scheme (HR: p = 1 - its flip
     probability, q = 1/2), from [ye2018] for SS at its best size, each category's variance by
-    multi-freq-ldpy's VAR_Pure."""
+    multi-freq-ldpy's VAR_Pure; and HR's best linear unbiased variance, which the oracle blocks
+    bound by construction."""
     from multi_freq_ldpy.pure_frequency_oracles.Variance_PURE import VAR_Pure
     from pure_ldp.frequency_oracles.direct_encoding import DEClient
     from pure_ldp.frequency_oracles.hadamard_response.internal.k2k_hadamard import Hadamard_Rand_high_priv
     from pure_ldp.frequency_oracles.local_hashing import LHClient
     from pure_ldp.frequency_oracles.unary_encoding import UEClient
 
+    E = math.exp(eps)
     pq = {"grr": (lambda c: (c.p, c.q))(DEClient(eps, n, index_mapper=lambda x: x)),
           "oue": (lambda c: (c.p, c.q))(UEClient(eps, n, use_oue=True, index_mapper=lambda x: x)),
           "olh": (lambda c: (c.p, 1.0 / c.g))(LHClient(eps, n, use_olh=True, index_mapper=lambda x: x)),
@@ -195,6 +197,14 @@ def _oracle_variances(n, eps, prior):
         best = min(best, sum(VAR_Pure(p, q, 1, f) for f in prior))
     out = {name: sum(VAR_Pure(p, q, 1, f) for f in prior) for name, (p, q) in pq.items()}
     out["ss"] = best
+    # HR's best linear unbiased variance (below its standard one): its channel from scipy's
+    # Sylvester matrix, letter x on row x + 1 [acharya2019], tr J^-1 - 1 with J = C diag(q)^-1 C^T
+    from scipy.linalg import hadamard
+
+    size = 1 << n.bit_length()
+    plus = hadamard(size)[1 : n + 1] > 0
+    c = np.where(plus, 2 * E / (size * (E + 1)), 2 / (size * (E + 1)))
+    out["hr_blue"] = float(np.trace(np.linalg.inv((c / (prior @ c)) @ c.T))) - 1.0
     return out
 
 
