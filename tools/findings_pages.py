@@ -201,11 +201,11 @@ _UNCERTIFIED = ("every violation is on native-country, whose MSE designs are not
 #: of the detail that the reason needs) -> text. Without a matching entry the page says where the
 #: reason is written or that it is not explained yet.
 _RARE_OUTPUT = (
-    "the MI-optimal channel (N = 16, condition number about 1e4) has an output used with probability "
-    "about 5e-5: under one record expected in the release, yet it carries most of the estimate's "
-    "variance. Its count is 0 in about 45 % of the releases, and then the interval's variance, "
-    "estimated from the counts, leaves it out ([frequency estimation](../frequency-estimation.md), "
-    "'Intervals'); not mended yet")
+    "a near-singular MI-optimal channel can use an output with about one record expected in the "
+    "release that carries most of the estimate's variance; the default score interval counts it, "
+    "but a count's coverage jumps with its mean ([frequency estimation](../frequency-estimation.md), "
+    "'Intervals'), and the coverage of a row is itself a Monte Carlo estimate over "
+    "frequency.repetitions releases")
 
 REASONS = [
     ("adult-design", "fig1", "pml >= pml_prop2 (empirical MI", None, _PLUG_IN),

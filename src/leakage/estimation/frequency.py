@@ -525,11 +525,14 @@ def estimate_frequencies(
     covariance tends to the same. A square invertible channel needs no weights: the estimate is
     ``channel^-T q_hat`` exactly, whatever the weights. It sums to one and may be negative.
     Standard error: ``Var f_x = (sum_y A_xy^2 q_y - f_x) / m`` (records fixed), estimated without
-    bias with ``q`` the fitted ``channel^T f_hat`` (``interval="fitted"``, default:
-    :func:`_fitted_variance`) or the observed ``q_hat`` (``interval="wald"``), negative values
-    counting as 0; interval ``f_hat ± (z stderr + rounding)``, the rounding allowance
-    ``ROUNDING sum_y |A_xy| q_hat_y`` holding the truth of a category the channel releases exactly
-    (variance 0), not cut to [0, 1] (it contains the estimate, which may lie outside).
+    bias with ``q`` the fitted ``channel^T f_hat`` (:func:`_fitted_variance`; the observed ``q_hat``
+    with ``interval="wald"``), negative values counting as 0. Intervals: ``"score"`` (default) keeps
+    the values a score test keeps, the variance taken at each value tested
+    (:func:`_score_interval`: an output of large coefficient reported rarely or never is counted),
+    cut to [0, 1] as far as the estimate allows; ``"fitted"`` and ``"wald"`` are
+    ``f_hat ± z stderr`` with those two variances, not cut. Each adds the rounding allowance
+    ``ROUNDING sum_y |A_xy| q_hat_y`` (the truth of a category the channel releases exactly,
+    variance 0) and contains the estimate, which may lie outside [0, 1].
 
     ``method="mle"``: the maximum-likelihood histogram on the simplex, by EM (the iterative Bayesian
     update of [agrawal2001]) from the uniform histogram, accelerated by SQUAREM [varadhan2008]
@@ -537,10 +540,10 @@ def estimate_frequencies(
     at most ``max_iter`` EM updates (a counted budget; deterministic), stopping once the
     log-likelihood is certified within ``tol`` nats per record of its maximum
     (``max_x g_x - 1 <= tol``, ``g = channel (q_hat / channel^T f)``). ``iterations`` (EM updates
-    used) and ``converged`` say how it ended. Its standard error is the unbiased
-    estimate's (the two estimates are asymptotically equivalent away from the boundary), the
-    interval ``f_hat ± z stderr`` cut to [0, 1]. Near the boundary (categories with few records)
-    the MLE is biased upwards (it cannot go below 0) and the interval's coverage can fall short.
+    used) and ``converged`` say how it ended. Its standard error and interval are the unbiased
+    estimate's (the two estimates are asymptotically equivalent away from the boundary), cut to
+    [0, 1] and widened to contain the MLE. Near the boundary (categories with few records) the MLE
+    is biased upwards (it cannot go below 0).
 
     ``confidence`` in (0, 1) sets the intervals (default 95 %). Use ``unbiased`` to aggregate
     (sums and differences of categories, averages over releases: unbiased, exact variance) and for
