@@ -253,9 +253,10 @@ class FrequencyEstimate:
     """A histogram estimate with per-category standard errors and confidence intervals.
 
     Frequencies (fractions of the m records), not counts: ``counts`` gives ``m * estimate``.
-    ``lower``/``upper`` bound the two-sided interval at ``confidence`` (``estimate ± z stderr``,
-    z the normal quantile; cut to [0, 1] where ``method`` says so). ``iterations`` and
-    ``converged`` report the iterative estimators (0 and True for closed forms).
+    ``lower``/``upper`` bound the two-sided interval at ``confidence`` (a score interval, or
+    ``estimate ± z stderr`` with z the normal quantile: the estimator's ``interval`` says which;
+    they always contain the estimate). ``iterations`` and ``converged`` report the iterative
+    estimators (0 and True for closed forms).
     """
 
     estimate: np.ndarray
@@ -298,18 +299,8 @@ class FrequencyEstimate:
         lower, upper = est - half, est + half
         if clip:
             lower, upper = np.clip(lower, 0.0, 1.0), np.clip(upper, 0.0, 1.0)
-        return cls(
-            estimate=_readonly(est),
-            stderr=_readonly(se),
-            lower=_readonly(np.minimum(lower, est)),
-            upper=_readonly(np.maximum(upper, est)),
-            confidence=float(confidence),
-            method=method,
-            m=int(m),
-            iterations=int(iterations),
-            converged=bool(converged),
-        )
-
+        return cls.from_interval(est, variance, lower, upper, m=m, confidence=confidence, method=method,
+                                 iterations=iterations, converged=converged)
 
     @classmethod
     def from_interval(
