@@ -11,6 +11,19 @@ def repo_root() -> pathlib.Path:
     return ROOT
 
 
+# Byte code of the library, once per run. The suite starts hundreds of Python processes (the
+# Snakemake jobs of the workflow tests), each importing the library; where Python may not write
+# byte code on import (PYTHONDONTWRITEBYTECODE, set on this project's machines), every one of them
+# compiled the modules it imports again. compileall writes the byte code whatever that variable
+# says, and every later import reads it (its header holds the source's mtime and size, so an edited
+# module is compiled afresh). The miniproject copies keep it (tests/miniproject.py).
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # the controller, before any worker starts
+        import compileall
+
+        compileall.compile_dir(str(ROOT / "src"), quiet=1, workers=0)
+
+
 # Property-based tests (Hypothesis): one deterministic profile for every run, so that CI is not
 # flaky and a failure replays. pyproject's addopts fix the seed (--hypothesis-seed), so every run
 # draws the same examples; the example database in tests/hypothesis-db (committed) keeps the shrunk

@@ -153,7 +153,7 @@ def make_project(dest: Path, papers: list[str] | None = None, root: Path = ROOT)
     docstring)."""
     dest = Path(dest)
     dest.mkdir(parents=True, exist_ok=True)
-    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info")
+    ignore = shutil.ignore_patterns("*.egg-info")  # byte code kept: conftest compiles src once per run
     for item in ("Snakefile", "workflow", "src", "envs", "profiles"):
         src = root / item
         if src.is_dir():
