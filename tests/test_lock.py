@@ -69,9 +69,20 @@ def test_the_packages_behind_the_numbers_are_pinned():
 
 def test_the_readme_commands_and_ci_install_from_the_lock():
     readme = (ROOT / "README.md").read_text()
-    install = "pip install -r requirements/lock.txt && pip install --no-deps -e"
+    install = "pip install --no-deps -r requirements/lock.txt && pip install --no-deps -e"
     run = re.findall(r"^python3 -m venv .*$", readme, flags=re.M)
     assert len(run) == 2 and all(install in cmd for cmd in run), run
     test_cmd = next(cmd for cmd in run if cmd.endswith("pytest"))
     ci = (ROOT / ".ci" / "run").read_text().strip().splitlines()[-1]
     assert ci == test_cmd
+
+
+def test_the_installed_lock_is_complete():
+    """The README installs the lock with --no-deps (no resolving): that is only right if every
+    dependency of every locked package is in the lock, which pip check verifies on the environment
+    the tests run in (installed exactly that way)."""
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "pip", "check"], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
