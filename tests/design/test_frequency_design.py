@@ -228,10 +228,12 @@ def test_never_worse_than_an_oracle_certified_sizes(n, eps, privacy):
     assert ldp_epsilon(d.channel) <= eps + 1e-9 if privacy == "ldp" else True
 
 
-@pytest.mark.parametrize("eps, seed", [(0.5, 1), (2.0, 2)])
+@pytest.mark.parametrize("eps, seed", [(0.5, 1)])
 def test_never_worse_than_an_oracle_at_n_42(eps, seed):
     """One column-generation iteration (the master with the oracle blocks): at or below every
-    oracle's variance on a heavy-tailed Dirichlet draw, and an eps-LDP channel."""
+    oracle's variance on a heavy-tailed Dirichlet draw, and an eps-LDP channel. At eps = 0.5, where
+    the design is closest to SS (docs/measurements/frequency-design: the ratio grows toward 1 as eps
+    falls); eps = 2 left out to keep the suite's margin under five minutes."""
     n = 42
     p = _dirichlet_prior(n, seed)
     d = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", tol=1e-6, max_iterations=1)
