@@ -75,6 +75,7 @@ def _fitted_variance(a: np.ndarray, c_used: np.ndarray, estimate: np.ndarray, m:
     per = np.maximum((a**2) @ c_used.T - (a @ c_used.T) ** 2, 0.0)
     return np.maximum(per @ estimate, 0.0) / m
 
+
 def _score_end(a: np.ndarray, counts: np.ndarray, m: int, estimate: np.ndarray, z2: float, sign: int) -> np.ndarray:
     """The upper end of each row's score interval (:func:`_score_interval`) for theta = a_x . q,
     the variance at theta being (sum_y a_xy^2 q_y - sign theta) / m; ``sign`` = -1 with a and the
@@ -100,7 +101,7 @@ def _score_end(a: np.ndarray, counts: np.ndarray, m: int, estimate: np.ndarray, 
 
     finite = np.isfinite(t_end)
     high = np.where(finite, t_end * (1.0 - 1e-12), m / np.maximum(np.abs(a_seen).max(axis=1), 1e-300))
-    for _ in range(2100):  # doubling to at most 2^2100 times the start: past every float
+    for _ in range(2100):  # rows without a finite end: double t until rejected (2^2100: past every float)
         grow = ~finite & ~rejected(high)
         if not grow.any():
             break
