@@ -38,21 +38,31 @@ FIELDS = ["attribute", "n", "eps", "privacy", "beta", "value", "bound", "gap", "
           "outputs", "seconds", "limited_by", "best_oracle", "oracle_ratio"]
 
 
-def measure(priors: Path, only, large_iterations: int):
+def joint_counts(dataset: Path, columns) -> np.ndarray:
+    """Counts of the value combinations of ``columns`` present in the design part of the study's
+    dataset.csv (the joint attribute a user designs for when releasing two attributes at once)."""
+    import pandas as pd
+
+    d = pd.read_csv(dataset, keep_default_na=False)
+    return d[d["part"] == "design"].groupby(list(columns)).size().to_numpy(dtype=float)
+
+
+def measure(priors: Path, only, large_iterations: int, joint=(), dataset: Path | None = None, joint_eps=()):
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())["adult-design"]
     rows = []
     table = {}
     with open(priors, newline="") as f:
         for r in csv.DictReader(f):
             table.setdefault(r["attribute"], []).append(int(r["count"]))
-    for att in cfg["attributes"]:
-        if only and att not in only:
-            continue
-        counts = np.array(table[att], dtype=float)
+    cases = [(att, np.array(table[att], dtype=float), cfg["eps"]) for att in cfg["attributes"]
+             if not only or att in only]
+    if joint:
+        cases.append((" x ".join(joint), joint_counts(dataset, joint), list(joint_eps) or cfg["eps"]))
+    for att, counts, eps_list in cases:
         m, p = int(counts.sum()), counts / counts.sum()
         beta = beta_star(cfg["delta"], m, p.size)
         iters = cfg["engine"]["max_iterations"] if p.size <= EXHAUSTIVE_LIMIT else large_iterations
-        for eps in cfg["eps"]:
+        for eps in eps_list:
             for privacy, b in (("pml", beta), ("ldp", 0.0)):
                 t = time.perf_counter()
                 d = optimal_mechanism(p, eps, privacy=privacy, beta=b, utility="frequency_mse",
@@ -100,13 +110,21 @@ def main():
     ap.add_argument("--csv", type=Path, default=OUT)
     ap.add_argument("--render", action="store_true")
     ap.add_argument("--note", default="")
+    ap.add_argument("--joint", default="", help="two or more attributes designed as one, e.g. education,marital-status")
+    ap.add_argument("--dataset", type=Path, default=ROOT / "results" / "adult-design" / "dataset.csv")
+    ap.add_argument("--joint-eps", default="", help="the joint attribute's eps (default: the study's)")
+    ap.add_argument("--append", action="store_true", help="add the rows to the CSV instead of replacing it")
     args = ap.parse_args()
     if not args.render:
-        rows = measure(args.priors, set(filter(None, args.only.split(","))), args.large_iterations)
+        joint = tuple(filter(None, args.joint.split(",")))
+        joint_eps = [float(e) for e in filter(None, args.joint_eps.split(","))]
+        rows = measure(args.priors, set(filter(None, args.only.split(","))), args.large_iterations,
+                       joint, args.dataset, joint_eps)
         args.csv.parent.mkdir(parents=True, exist_ok=True)
-        with open(args.csv, "w", newline="") as f:
+        with open(args.csv, "a" if args.append else "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=FIELDS)
-            w.writeheader()
+            if not args.append:
+                w.writeheader()
             w.writerows(rows)
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                                 text=True).stdout.strip()
