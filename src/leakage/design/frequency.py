@@ -25,7 +25,9 @@ the pricing is (N <= ``EXHAUSTIVE_LIMIT``); beyond, under LDP, a semidefinite re
 pricing (:func:`~leakage.design.pricing.frequency.ldp_sdp_bound`). The loop starts from the columns
 of eps-LDP randomized response (a staircase per letter: feasible in every cone, linearly
 independent), the all-ones column, the warm-start columns and, as whole channels, subset selection
-of every size (:func:`oracle_blocks`: the master is never worse than an LDP oracle; blocks that
+of every size under LDP or with exact pricing (:func:`oracle_blocks`: the master is never worse
+than an LDP oracle; in a PML cone beyond exact pricing they stall the loop, so there the seeds of
+:func:`design_frequency` carry that guarantee alone; blocks that
 still weigh at the end are built as :func:`balanced_subset_channel`, and those channels also seed
 the result); it stops when value - bound <= tol (1 + value), after ``max_iterations`` master solves, or
 when the pricing finds no improving column. Complexity per iteration: one warm-started master
@@ -179,6 +181,22 @@ def balanced_subset_channel(n: int, eps: float, d: int) -> np.ndarray:
     return ch / ch.sum(axis=1, keepdims=True)
 
 
+def within_cone(cone: Cone, channel: np.ndarray) -> np.ndarray:
+    """The channel mixed with the uniform channel (rows 1/K over its K outputs) just enough that
+    every column passes the cone's closed-form test max_x v_x <= e^eps g(v). Rows renormalised
+    after the master's weights (:func:`~leakage.design.frequency_master.channel_of`) can leave a
+    column 1e-8 past it; g(a v + c 1) = a g(v) + c, so a column mixed with weight lambda has excess
+    (1 - lambda) excess(v) - (lambda / K) (e^eps - 1), which lambda / (1 - lambda) >=
+    K excess / (e^eps - 1) makes <= 0. The channel unchanged when every column passes."""
+    excess = float(np.max(channel.max(axis=0) - cone.E * cone.low(channel), initial=0.0))
+    if excess <= 0.0:
+        return channel
+    k = channel.shape[1]
+    ratio = k * excess / (cone.E - 1.0) * (1.0 + 1e-6) + 1e-15
+    lam = ratio / (1.0 + ratio)
+    return (1.0 - lam) * channel + lam / k
+
+
 def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) -> Solution:
     """The channel of least tr J^-1 - 1 over K: :func:`_solve_frequency` with BLAS on one thread (its
     matrices are small: threads only contend for the cores, and one thread fixes the summation order)."""
@@ -197,7 +215,11 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
     exact = n <= EXHAUSTIVE_LIMIT
     cols = np.concatenate([staircase_columns(p, cone.eps, np.eye(n, dtype=bool)), np.ones((n, 1)), start], axis=1)
     cols = cols / (p @ cols)[None, :]
-    blocks = oracle_blocks(p, cone.eps)
+    # the oracle blocks are LDP channels averaged over their subsets: in a PML cone beyond the exact
+    # pricing they hold the master at a dual point where the local search's columns do not improve
+    # it (docs/frequency-estimation.md); the seeds of design_frequency keep the result at or below
+    # the oracles there
+    blocks = oracle_blocks(p, cone.eps) if exact or cone.kind == "ldp" else None
     best_bound, iters, generated = 0.0, 0, 0
     limited_by = None
     history = []
@@ -330,6 +352,7 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
             seeds.append((ch, frequency_mse(ch, p)))
     sol = solve_frequency(cone, tol, budget, np.concatenate(start, axis=1) if start else np.zeros((n, 0)))
     ch, stats = sol.channel, dict(sol.stats)
+    ch = within_cone(cone, ch)
     value = frequency_mse(ch, p)
     best = min(seeds, key=lambda e: e[1], default=None)
     if best is not None and best[1] < value:  # the master holds the seed's columns: numerics only
