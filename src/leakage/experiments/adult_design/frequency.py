@@ -60,6 +60,8 @@ ORACLE_METHODS = ("oue", "olh", "ss", "hr")
 MSE_METHODS = {"pml_mse": "pml", "ldp_mse": "ldp"}
 #: The MI designs that seed each estimation design (feasible in its cone).
 _SEEDS = {"pml_mse": ("pml", "pml_prop2", "ldp", "rr"), "ldp_mse": ("ldp", "rr")}
+#: The estimation designs that seed each estimation design (designed first at the same eps).
+_DESIGN_SEEDS = {"pml_mse": ("ldp_mse",), "ldp_mse": ()}
 
 ESTIMATE_COLUMNS = ["attribute", "category", "estimate", "stderr", "lower", "upper", "true_frequency", "true_count",
                     "method", "eps", "m", "identifiable"]
@@ -98,8 +100,9 @@ def mse_designs(priors: pd.DataFrame, mechanisms: pd.DataFrame, attribute: str, 
     (column ``bound``: the engine's certified LOWER bound on tr J^-1 - 1; ``certified``: value -
     bound <= engine.tol (1 + value)). ``mechanisms``: the attribute's MI designs (seeds). Budget:
     ``engine.tol`` and ``engine.max_iterations``; beyond the engine's exhaustive pricing
-    (N > ``EXHAUSTIVE_LIMIT``) ``frequency.large_max_iterations`` column-generation iterations,
-    whose weak bound and what limits it the design reports."""
+    (N > ``EXHAUSTIVE_LIMIT``) ``frequency.large_max_iterations`` (ldp_mse) and
+    ``frequency.large_max_iterations_pml`` (pml_mse) column-generation iterations, whose weak bound
+    and what limits it the design reports. ``ldp_mse`` is designed first and seeds ``pml_mse``."""
     from leakage.design import optimal_mechanism
     from leakage.design.pricing.frequency import EXHAUSTIVE_LIMIT
 
@@ -109,16 +112,24 @@ def mse_designs(priors: pd.DataFrame, mechanisms: pd.DataFrame, attribute: str, 
     n = len(categories)
     beta = beta_star(s["delta"], m, n)
     budget = engine_budget(s["engine"])
-    iterations = budget["max_iterations"] if n <= EXHAUSTIVE_LIMIT else s["frequency"]["large_max_iterations"]
+    large = {"ldp": s["frequency"]["large_max_iterations"], "pml": s["frequency"]["large_max_iterations_pml"]}
     rows = []
     for eps in s["eps"]:
-        for method, privacy in MSE_METHODS.items():
+        designs = {}
+        # ldp_mse first: it is eps-LDP, hence on the ball, and seeds pml_mse
+        for method in sorted(MSE_METHODS, key=lambda k: MSE_METHODS[k] != "ldp"):
+            privacy = MSE_METHODS[method]
             seeds = [c for c in (_channel(mechanisms, attribute, k, eps, n) for k in _SEEDS[method]) if c is not None]
+            seeds += [designs[k] for k in _DESIGN_SEEDS[method]]
             b = beta if privacy == "pml" else 0.0
-            d = optimal_mechanism(p_hat, eps, privacy=privacy, beta=b, utility="frequency_mse", tol=budget["tol"],
-                                  max_iterations=iterations, warm_start=seeds)
+            iterations = budget["max_iterations"] if n <= EXHAUSTIVE_LIMIT else large[privacy]
+            designs[method] = optimal_mechanism(p_hat, eps, privacy=privacy, beta=b, utility="frequency_mse",
+                                                tol=budget["tol"], max_iterations=iterations, warm_start=seeds)
+        for method, privacy in MSE_METHODS.items():
+            d = designs[method]
             reason = "" if d.certified else f"not certified optimal ({d.stats.get('limited_by', 'engine budget')})"
-            mech = Mechanism(method, eps, b, d.channel, reason, bool(d.certified), d.seconds, float(d.bound))
+            mech = Mechanism(method, eps, beta if privacy == "pml" else 0.0, d.channel, reason, bool(d.certified),
+                             d.seconds, float(d.bound))
             rows += mechanism_rows(attribute, mech, s["delta"])
     return pd.DataFrame(rows, columns=MECHANISM_COLUMNS)
 

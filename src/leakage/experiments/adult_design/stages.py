@@ -87,7 +87,7 @@ SECTION_KEYS = {
     "mc": ("eps", "m_min", "m_max", "n_m", "iterations", "release_m", *ENGINE_KEYS),
     "heatmap": ("attribute", "eps", "methods"),
     "release": ("eps", "rng"),
-    "frequency": ("repetitions", "large_max_iterations", "histogram_attribute", "histogram_eps", "histogram_methods"),
+    "frequency": ("repetitions", "large_max_iterations", "large_max_iterations_pml", "histogram_attribute", "histogram_eps", "histogram_methods"),
 }  # fmt: skip
 
 #: The methods of the frequency comparison (``frequency.histogram_methods`` picks from them):
@@ -228,7 +228,7 @@ def check_settings(settings: Mapping, required=()) -> dict:
             _fail("heatmap.methods", f"must be a non-empty list from {list(METHODS)}, got {h['methods']!r}")
     if "frequency" in s:
         fr = s["frequency"]
-        for key, low in (("repetitions", 2), ("large_max_iterations", 1)):
+        for key, low in (("repetitions", 2), ("large_max_iterations", 1), ("large_max_iterations_pml", 1)):
             v = fr[key]
             if isinstance(v, bool) or not isinstance(v, int) or not low <= v <= MAX_POINTS:
                 _fail(f"frequency.{key}", f"must be an integer in [{low}, {MAX_POINTS}], got {v!r}")
