@@ -194,8 +194,8 @@ _PLUG_IN = ("the plug-in estimate (67) is biased upwards at small m, most for th
             "outputs, and is a mean over mc.iterations draws; the "
             "order without that bias is tested on the exact MI of the same designs (fig1's exact-MI claims)")
 _UNCERTIFIED = ("every violation is on native-country, whose MSE designs are not certified optimal: the "
-                "engine stops after frequency.large_max_iterations column-generation rounds there, and "
-                "OUE and OLH (also eps-LDP) then beat them")
+                "engine stops after frequency.large_max_iterations (ldp_mse) and large_max_iterations_pml "
+                "(pml_mse) column-generation rounds there, and an eps-LDP oracle then beats them")
 
 #: Why a claim does not hold, where the reason is known: (paper, figure, start of the claim, a test
 #: of the detail that the reason needs) -> text. Without a matching entry the page says where the

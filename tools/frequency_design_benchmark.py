@@ -6,7 +6,8 @@ Usage: python tools/frequency_design_benchmark.py [--priors CSV] [--only race,ed
 For every attribute of config.yaml's ``adult-design.attributes`` (its empirical distribution from
 ``--priors``, the study's ``priors.csv``) and every eps of ``adult-design.eps``: the eps-PML design on
 the ball B_beta(P̂), beta = beta*(delta) of the study, and the eps-LDP design, at the study
-engine's tol; N > EXHAUSTIVE_LIMIT (no exact pricing) with ``--large-iterations`` iterations only.
+engine's tol; N > EXHAUSTIVE_LIMIT (no exact pricing) with the study's iteration budgets
+(``--large-iterations``, ``--large-iterations-pml``), the LDP design seeding the PML one as in the study.
 Rows: attribute, N, eps, privacy, beta, value, bound, gap (relative), certified, iterations,
 outputs, seconds, limited_by. Writes docs/measurements/frequency-design.csv with a JSON beside it
 (commit, date, machine, command) and renders docs/measurements/frequency-design.md from them
@@ -47,8 +48,11 @@ def joint_counts(dataset: Path, columns) -> np.ndarray:
     return d[d["part"] == "design"].groupby(list(columns)).size().to_numpy(dtype=float)
 
 
-def measure(priors: Path, only, large_iterations: int, joint=(), dataset: Path | None = None, joint_eps=()):
+def measure(priors: Path, only, large_iterations: int | None, joint=(), dataset: Path | None = None, joint_eps=(),
+            large_iterations_pml: int | None = None):
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())["adult-design"]
+    large = {"ldp": cfg["frequency"]["large_max_iterations"] if large_iterations is None else large_iterations,
+             "pml": cfg["frequency"]["large_max_iterations_pml"] if large_iterations_pml is None else large_iterations_pml}
     rows = []
     table = {}
     with open(priors, newline="") as f:
@@ -61,12 +65,15 @@ def measure(priors: Path, only, large_iterations: int, joint=(), dataset: Path |
     for att, counts, eps_list in cases:
         m, p = int(counts.sum()), counts / counts.sum()
         beta = beta_star(cfg["delta"], m, p.size)
-        iters = cfg["engine"]["max_iterations"] if p.size <= EXHAUSTIVE_LIMIT else large_iterations
         for eps in eps_list:
-            for privacy, b in (("pml", beta), ("ldp", 0.0)):
+            designs, found = {}, []
+            # as the study: the LDP design first, and it seeds the PML design (eps-LDP is on the ball)
+            for privacy, b in (("ldp", 0.0), ("pml", beta)):
+                iters = cfg["engine"]["max_iterations"] if p.size <= EXHAUSTIVE_LIMIT else large[privacy]
                 t = time.perf_counter()
-                d = optimal_mechanism(p, eps, privacy=privacy, beta=b, utility="frequency_mse",
-                                      tol=cfg["engine"]["tol"], max_iterations=iters)
+                d = designs[privacy] = optimal_mechanism(
+                    p, eps, privacy=privacy, beta=b, utility="frequency_mse", tol=cfg["engine"]["tol"],
+                    max_iterations=iters, warm_start=[designs["ldp"]] if privacy == "pml" else [])
                 sec = time.perf_counter() - t
                 # every LDP oracle is eps-LDP, hence feasible for both: the design's value over the
                 # least of their standard variances (records fixed, per record) must be at most 1
@@ -77,7 +84,8 @@ def measure(priors: Path, only, large_iterations: int, joint=(), dataset: Path |
                            outputs=d.channel.shape[1], seconds=round(sec, 2), limited_by=d.stats.get("limited_by", ""),
                            best_oracle=best, oracle_ratio=d.value / oracles[best])
                 print(row, flush=True)
-                rows.append(row)
+                found.append(row)
+            rows += found[::-1]
     return rows
 
 
@@ -106,7 +114,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--priors", type=Path, default=ROOT / "results" / "adult-design" / "priors.csv")
     ap.add_argument("--only", default="")
-    ap.add_argument("--large-iterations", type=int, default=3)
+    ap.add_argument("--large-iterations", type=int, default=None,
+                    help="LDP iterations for N > EXHAUSTIVE_LIMIT (default: the study's large_max_iterations)")
+    ap.add_argument("--large-iterations-pml", type=int, default=None,
+                    help="PML iterations there, seeded with the LDP design (default: the study's large_max_iterations_pml)")
     ap.add_argument("--csv", type=Path, default=OUT)
     ap.add_argument("--render", action="store_true")
     ap.add_argument("--note", default="")
@@ -119,7 +130,7 @@ def main():
         joint = tuple(filter(None, args.joint.split(",")))
         joint_eps = [float(e) for e in filter(None, args.joint_eps.split(","))]
         rows = measure(args.priors, set(filter(None, args.only.split(","))), args.large_iterations,
-                       joint, args.dataset, joint_eps)
+                       joint, args.dataset, joint_eps, args.large_iterations_pml)
         args.csv.parent.mkdir(parents=True, exist_ok=True)
         with open(args.csv, "a" if args.append else "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=FIELDS)
