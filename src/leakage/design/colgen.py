@@ -15,7 +15,11 @@ pricing; the last one prices fully for the bound) or when a search runs out of n
 found, even on the escalated budgets (``Budget.escalation``; the result names it). Besides the
 master's duals, two other dual vectors bound the optimum: duals proportional to the prior (once per
 design, ``price_flat``) and, when some letter is heavier than 1 - 1/C (small eps), the duals of the
-master with its light rows added up (``aggregated_bound``, at iterations 1, 2, 4, ... and the last).
+master with its light rows added up (``aggregated_bound``, at iterations 1, 2, 4, ..., the last and
+when the value has closed a quarter of the gap). When one of these two bounds is within ``COVER_GAP``
+of the value, the near-exact box columns of :mod:`~leakage.design.pricing.cover` enter the master at
+once (the covering of the light letters that the pricing would find one set at a time); they are
+feasible columns only, never part of a bound.
 
 Complexity: one warm-started LP and one pricing per iteration; pricing is a branch and bound,
 exponential in the worst case, bounded by its node budget.
