@@ -15,7 +15,11 @@ pricing; the last one prices fully for the bound) or when a search runs out of n
 found, even on the escalated budgets (``Budget.escalation``; the result names it). Besides the
 master's duals, two other dual vectors bound the optimum: duals proportional to the prior (once per
 design, ``price_flat``) and, when some letter is heavier than 1 - 1/C (small eps), the duals of the
-master with its light rows added up (``aggregated_bound``, at iterations 1, 2, 4, ... and the last).
+master with its light rows added up (``aggregated_bound``, at iterations 1, 2, 4, ..., the last and
+when the value has closed a quarter of the gap). When one of these two bounds is within ``COVER_GAP``
+of the value, the near-exact box columns of :mod:`~leakage.design.pricing.cover` enter the master at
+once (the covering of the light letters that the pricing would find one set at a time); they are
+feasible columns only, never part of a bound.
 
 Complexity: one warm-started LP and one pricing per iteration; pricing is a branch and bound,
 exponential in the worst case, bounded by its node budget.
@@ -32,6 +36,7 @@ from scipy.optimize import linprog
 
 from leakage.design.cone import Cone, column_utility
 from leakage.design.master import Master, assemble, channel_of, solve_master
+from leakage.design.pricing.cover import cover_columns
 from leakage.design.pricing.heuristic import heuristic_columns
 from leakage.design.pricing.linear import LiftedLP, linear_pricing
 from leakage.design.pricing.mutual_information import price_bound, price_flat, price_mi
@@ -50,6 +55,12 @@ FLAT_NODES = 3000
 AGGREGATED_NODES = 3000
 #: improving columns added per iteration for LDP (2N for the other cones)
 LDP_COLUMNS = 16
+#: the cover (``pricing.cover``) enters the master once the flat or aggregated bound is within this
+#: relative gap of the value: the master is then near its optimum and misses only the covering
+COVER_GAP = 1e-3
+#: at most this many covers (each with its own seed) enter one master, the next one only while the
+#: last raised the value by more than the certifying gap
+COVER_STEPS = 4
 
 
 @dataclass(frozen=True)
@@ -116,6 +127,8 @@ def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndar
     flat = None
     heavy = heavy_letters(cone)
     agg_done, stats_agg = 0, None
+    cover_cap = _cover_cap(cone)
+    covered, cover_steps, cover_val, agg_due, agg_val = 0, 0, -math.inf, False, -math.inf
     while True:
         iters += 1
         val, lam, w = master.solve()
@@ -130,15 +143,29 @@ def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndar
             nodes += sum(r.nodes for r in fp.searches.values())
             best_bound = min(best_bound, flat)
         final = iters >= budget.max_iterations or budget.out_of_time()
-        if heavy is not None and best_bound - val > scale and (iters & (iters - 1) == 0 or final):
-            # at iterations 1, 2, 4, 8, ... and the last: the bound at the aggregated duals
+        moved = val - agg_val > (best_bound - agg_val) / 4  # the value closed a quarter of the gap
+        if heavy is not None and best_bound - val > scale and (iters & (iters - 1) == 0 or final or agg_due or moved):
+            # at iterations 1, 2, 4, 8, ..., the last, the one after the cover and whenever the value
+            # closed a quarter of the gap since the last time: the bound at the aggregated duals
             agg, agg_nodes = aggregated_bound(cone, master, heavy, val=val, scale=scale)
             nodes += agg_nodes
-            agg_done = iters
+            agg_done, agg_due, agg_val = iters, False, val
             if agg < best_bound:
                 best_bound, stats_agg = agg, {"bound": agg, "iteration": iters}
         if best_bound - val <= scale:
             break
+        if cover_cap is not None and cover_steps < COVER_STEPS and val - cover_val > scale and not final \
+                and best_bound - val <= COVER_GAP * (1 + abs(val)) and best_bound in (flat, (stats_agg or {}).get("bound")):
+            # the bound that holds ignores which light letters a column zeroes: the master needs their
+            # covering by near-exact zero sets, listed at once (``pricing.cover``) where the pricing
+            # would find it one set at a time
+            cover = cover_columns(cone, cover_cap, heavy, seed=cover_steps)
+            cover_steps, cover_val, agg_due = cover_steps + 1, val, heavy is not None
+            if cover.shape[1]:
+                master.add(cover, column_utility(p, cover))
+                covered += cover.shape[1]
+                generated += cover.shape[1]
+                continue
         new = extra = None
         if not final and cone.kind != "ldp":
             cand = heuristic_columns(cone, w, box_cap if cone.kind == "ball" else None)
@@ -187,6 +214,8 @@ def solve_mi(cone: Cone, method: str, tol: float, budget: Budget, start: np.ndar
     stats = {"nodes": nodes, "master_fallbacks": master.fallbacks, "flat_bound": flat, "flat_pricing": stats_flat}
     if stats_agg is not None:
         stats["aggregated_bound"] = stats_agg
+    if cover_steps:
+        stats["cover"] = {"steps": cover_steps, "columns": covered}
     if last_pricing is not None:
         stats["pricing"] = {k: {"bound": r.bound, "nodes": r.nodes, "exhausted": r.exhausted}
                             for k, r in last_pricing.searches.items()}
@@ -240,6 +269,15 @@ def aggregated_bound(cone: Cone, master: Master, heavy: np.ndarray, *, val: floa
     if not math.isfinite(pricing.bound):
         return math.inf, spent
     return float(w.sum()) + max(pricing.bound, 0.0), spent
+
+
+def _cover_cap(cone: Cone) -> float | None:
+    """The cap C of the box columns the cover lists (e^eps for the known prior, H on a ball), or
+    None when there are none to list (LDP, a ball with H < 1, an infinite cap)."""
+    if cone.kind == "ldp":
+        return None
+    cap = cone.E if cone.kind == "box" else cone.top
+    return cap if math.isfinite(cap) and cap > 1.0 else None
 
 
 def _columns_per_iteration(cone: Cone) -> int:
