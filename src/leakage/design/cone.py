@@ -100,12 +100,16 @@ class Cone:
             return v.min(axis=0)
         return ball_min_columns(v, self.prior, self.half)
 
+    def excess(self, v):
+        """max_x v_x - e^eps g(v) per column (N x K): the column is in K iff it is <= 0."""
+        return v.max(axis=0) - self.E * self.low(v)
+
     def polish(self, v):
         """Columns (N x K) -> normalised columns exactly in K, mixed with the all-ones column
         (strictly inside K) just enough to pass the closed-form test."""
         v = np.clip(v if v.ndim == 2 else v[:, None], 0.0, None)
         v = v / (self.prior @ v)[None, :]
-        excess = v.max(axis=0) - self.E * self.low(v)
+        excess = self.excess(v)
         theta = np.where(excess > 0, excess / (excess + self.E - 1.0 + 1e-300), 0.0)
         theta = np.where(excess > 0, np.minimum(1.0, theta * (1 + 1e-9) + 1e-15), 0.0)
         v = (1.0 - theta)[None, :] * v + theta[None, :]

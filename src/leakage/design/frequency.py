@@ -188,7 +188,7 @@ def within_cone(cone: Cone, channel: np.ndarray) -> np.ndarray:
     column 1e-8 past it; g(a v + c 1) = a g(v) + c, so a column mixed with weight lambda has excess
     (1 - lambda) excess(v) - (lambda / K) (e^eps - 1), which lambda / (1 - lambda) >=
     K excess / (e^eps - 1) makes <= 0. The channel unchanged when every column passes."""
-    excess = float(np.max(channel.max(axis=0) - cone.E * cone.low(channel), initial=0.0))
+    excess = float(np.max(cone.excess(channel), initial=0.0))
     if excess <= 0.0:
         return channel
     k = channel.shape[1]

@@ -39,6 +39,13 @@ def subset_masks(n: int) -> np.ndarray:
     return ((idx[None, :] >> np.arange(n)[:, None]) & 1).astype(bool)
 
 
+def lift_level(p_f, cap: float, mass_top):
+    """The level of the fractional row f of a lift vector of {0 <= v <= cap, P.v = 1}, cap on a set
+    T of mass ``mass_top`` (f not in T): P.v = 1 gives v_f = (1 - cap P(T)) / P_f (a vertex when it
+    lies in [0, cap]). Arrays broadcast."""
+    return (1.0 - cap * mass_top) / p_f
+
+
 def lift_vectors(prior, cap: float) -> np.ndarray:
     """Vertices of {0 <= v <= cap, P.v = 1}: rows at cap, one fractional row f, the rest 0
     (columns of an N x K array, K <= N 2^(N-1)). Vectorised over the subsets of the other rows."""
@@ -49,7 +56,7 @@ def lift_vectors(prior, cap: float) -> np.ndarray:
     for f in range(n):
         t = full[:, ~full[f]]  # subsets without f
         mass = prior @ t
-        r = (1.0 - cap * mass) / prior[f]
+        r = lift_level(prior[f], cap, mass)
         ok = (r >= -1e-12) & (r <= cap * (1 + 1e-12))
         v = np.where(t[:, ok], cap, 0.0)
         v[f] = np.clip(r[ok], 0.0, cap)

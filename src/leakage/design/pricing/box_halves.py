@@ -61,6 +61,7 @@ import numpy as np
 from leakage.design.bnb import SearchResult
 from leakage.design.pricing.halves import (Half, PieceMax, RangeMax, list_halves, list_halves_above, member, multipliers,
                                            pair_search)
+from leakage.design.vertices import lift_level
 
 #: geometric pieces of |t| per side (the innermost reaches top 2^-PIECES), and how many of the
 #: outermost bound each subset A's window alone (where the envelope changes most)
@@ -384,7 +385,7 @@ def _columns(res, p, C, bit, keep, collect):
         in_t[listed] = [bool(member(row, int(c))[0]) for c in bit[listed]]
         in_t[f] = False
         col = np.where(in_t, C, 0.0)
-        col[f] = min(max((1.0 - C * float(p[in_t].sum())) / p[f], 0.0), C)
+        col[f] = min(max(lift_level(p[f], C, float(p[in_t].sum())), 0.0), C)
         key = col.tobytes()
         if key not in seen:
             seen.add(key)

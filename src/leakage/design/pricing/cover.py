@@ -30,6 +30,7 @@ import numpy as np
 
 from leakage.design.cone import Cone
 from leakage.design.pricing.halves import list_halves
+from leakage.design.vertices import lift_level
 
 #: letters listed by the meet in the middle of one round (two halves of at most 2^(POOL/2) subsets)
 POOL = 36
@@ -88,14 +89,15 @@ def lift_columns(prior, cap: float, zero, target: float) -> np.ndarray:
     heaviest letter off Z is lowered."""
     p = np.asarray(prior, dtype=float)
     excess = zero.astype(float) @ p - target
-    v = np.where(zero, 0.0, cap)
     rows = np.arange(zero.shape[0])
     over = excess >= 0
     f_up = np.argmin(np.where(zero & (p[None, :] >= excess[:, None]), p[None, :], np.inf), axis=1)
     f_down = np.argmax(np.where(zero, -np.inf, p[None, :]), axis=1)
     f = np.where(over, f_up, f_down)
-    level = np.where(over, cap * excess / p[f], cap * (1.0 + excess / p[f]))
-    v[rows, f] = np.clip(level, 0.0, cap)
+    top = ~zero
+    top[rows, f] = False
+    v = np.where(top, cap, 0.0)
+    v[rows, f] = np.clip(lift_level(p[f], cap, top.astype(float) @ p), 0.0, cap)
     return v.T
 
 

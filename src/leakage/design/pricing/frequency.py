@@ -43,6 +43,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from leakage.design.cone import Cone
+from leakage.design.vertices import lift_level
 
 #: Largest N priced exhaustively (2^N subsets; memory O(2^N N) floats per table).
 EXHAUSTIVE_LIMIT = 18
@@ -129,7 +130,7 @@ def _lift(cone: Cone, t: SubsetTables, G, w, cap, name):
     p, n = cone.prior, cone.n
     size = 1 << n
     # x_f = (1 - cap P(T)) / p_f for T without f, valid when 0 <= x_f <= cap
-    x = (1.0 - cap * t.mass[:, None]) / p[None, :]
+    x = lift_level(p[None, :], cap, t.mass[:, None])
     has = ((np.arange(size)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
     ok = ~has & (x >= -1e-12) & (x <= cap * (1.0 + 1e-12))
     x = np.clip(x, 0.0, cap)

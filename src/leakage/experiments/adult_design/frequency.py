@@ -125,11 +125,10 @@ def mse_designs(priors: pd.DataFrame, mechanisms: pd.DataFrame, attribute: str, 
             iterations = budget["max_iterations"] if n <= EXHAUSTIVE_LIMIT else large[privacy]
             designs[method] = optimal_mechanism(p_hat, eps, privacy=privacy, beta=b, utility="frequency_mse",
                                                 tol=budget["tol"], max_iterations=iterations, warm_start=seeds)
-        for method, privacy in MSE_METHODS.items():
+        for method in MSE_METHODS:
             d = designs[method]
             reason = "" if d.certified else f"not certified optimal ({d.stats.get('limited_by', 'engine budget')})"
-            mech = Mechanism(method, eps, beta if privacy == "pml" else 0.0, d.channel, reason, bool(d.certified),
-                             d.seconds, float(d.bound))
+            mech = Mechanism(method, eps, d.beta, d.channel, reason, bool(d.certified), d.seconds, float(d.bound))
             rows += mechanism_rows(attribute, mech, s["delta"])
     return pd.DataFrame(rows, columns=MECHANISM_COLUMNS)
 
