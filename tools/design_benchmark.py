@@ -34,6 +34,7 @@ from pathlib import Path
 import numpy as np
 
 from leakage.design import design_mechanism, optimal_mechanism, optimal_mechanism_for_estimate
+from leakage.design.optimal import DEFAULT_TOL
 from leakage.estimation.concentration import beta_star
 
 ADULT = os.environ.get("ADULT_CSV", os.path.join(os.path.dirname(__file__), "..", "results", "data", "adult.csv"))
@@ -155,7 +156,7 @@ def main():
         for n in fam_sizes:
             beta = beta_star(1e-6, 48842, n)
             for tol in tols:
-                tname = "default" if tol is None else f"{tol:g}"
+                tname = f"default {DEFAULT_TOL:g}" if tol is None else f"{tol:g}"
                 kw = {} if tol is None else {"tol": tol}
                 certified, seconds, ldp_certified, ldp_seconds = 0, [], 0, []
                 for k, stratum, p, eps in family_draws(n, args.draws, seed=args.seed):

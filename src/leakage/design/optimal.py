@@ -52,9 +52,15 @@ METHODS = ("auto", "enumerate", "colgen", "labels")
 #: "auto" enumerates the vertices up to these N (per cone kind), and generates columns beyond
 ENUMERATE_LIMIT = {"box": 14, "ldp": 12, "small_ball": 12, "ball": 10}
 
+#: the default ``tol``: certified when value and bound agree to 1e-7 (1 + |value|), nats for MI. Far
+#: below what the prior's own estimate can tell apart, and what the engines reach in time at every
+#: eps: at 1e-9 the MI tail took minutes on some N = 42 priors at eps ~0.1 (docs/design-engine.md,
+#: "Tolerance"), and the frequency master's interior point stops near 1e-8
+DEFAULT_TOL = 1e-7
+
 
 def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_information", method="auto",
-                      max_iterations=1000, max_nodes=None, max_seconds=None, tol=1e-9, warm_start=()) -> OptimalDesign:
+                      max_iterations=1000, max_nodes=None, max_seconds=None, tol=DEFAULT_TOL, warm_start=()) -> OptimalDesign:
     """max utility over channels eps-private on B_beta(prior) ([empirical-pml, eq. (40)]) or eps-LDP.
 
     ``privacy="pml"``: max_x P(y|x) <= e^eps min_{Q in B_beta(prior)} Q_Y(y) for every y, any beta in
@@ -77,7 +83,7 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     generation if HiGHS fails on it).
 
     Stopping rules, counted work only (same inputs, same bytes on any machine): column and label
-    generation stop when bound - value <= ``tol`` (1 + |value|) or after ``max_iterations``
+    generation stop when bound - value <= ``tol`` (1 + |value|) (default ``DEFAULT_TOL``) or after ``max_iterations``
     iterations; each pricing search stops at its gap or after ``max_nodes`` nodes per call (None:
     the engine's default, raised in counted steps while a pricing runs out of nodes with nothing
     found and no certificate), still giving a valid, looser bound. The seed designs get the same
