@@ -2,6 +2,7 @@
 on the adult-design study's attributes.
 
 Usage: python tools/frequency_design_benchmark.py [--priors CSV] [--only race,education] [--render]
+       python tools/frequency_design_benchmark.py --family 42,74 [--draws K] [--seed S] --csv OUT
 
 For every attribute of config.yaml's ``adult-design.attributes`` (its empirical distribution from
 ``--priors``, the study's ``priors.csv``) and every eps of ``adult-design.eps``: the eps-PML design on
@@ -11,7 +12,8 @@ engine's tol; N > EXHAUSTIVE_LIMIT (no exact pricing) with the study's iteration
 Rows: attribute, N, eps, privacy, beta, value, bound, gap (relative), certified, iterations,
 outputs, seconds, limited_by. Writes docs/measurements/frequency-design.csv with a JSON beside it
 (commit, date, machine, command) and renders docs/measurements/frequency-design.md from them
-(``--render``: only the rendering), which docs/frequency-estimation.md includes.
+(``--render``: only the rendering), which docs/frequency-estimation.md includes. ``--family``: the same
+rows for seeded Dirichlet draws (:func:`family_cases`) instead of the attributes.
 """
 
 from __future__ import annotations
@@ -48,22 +50,45 @@ def joint_counts(dataset: Path, columns) -> np.ndarray:
     return d[d["part"] == "design"].groupby(list(columns)).size().to_numpy(dtype=float)
 
 
+#: eps of the family's draws: draw k uniform in FAMILY_EPS[k % 3] (the issue's range [0.5, 2], stratified)
+FAMILY_EPS = ((0.5, 1.0), (1.0, 1.5), (1.5, 2.0))
+#: the records the family's beta counts (Adult's), as the study's radius beta*(delta)
+FAMILY_M = 48842
+
+
+def family_cases(sizes, draws, seed):
+    """Heavy-tailed priors as a user's: Dirichlet(alpha), alpha uniform in [0.2, 1], clipped at 2e-5,
+    eps stratified by FAMILY_EPS (seeded). Cases (name, counts with FAMILY_M records, [eps])."""
+    out = []
+    for n in sizes:
+        rng = np.random.default_rng([seed, n])
+        for k in range(draws):
+            p = np.maximum(rng.dirichlet(np.full(n, rng.uniform(0.2, 1.0))), 2e-5)
+            lo, hi = FAMILY_EPS[k % len(FAMILY_EPS)]
+            eps = round(float(lo + (hi - lo) * rng.uniform()), 3)
+            out.append((f"Dirichlet draw {k} (seed {seed})", FAMILY_M * p / p.sum(), [eps]))
+    return out
+
+
 def measure(priors: Path, only, large_iterations: int | None, joint=(), dataset: Path | None = None, joint_eps=(),
-            large_iterations_pml: int | None = None):
+            large_iterations_pml: int | None = None, family=None):
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())["adult-design"]
     large = {"ldp": cfg["frequency"]["large_max_iterations"] if large_iterations is None else large_iterations,
              "pml": cfg["frequency"]["large_max_iterations_pml"] if large_iterations_pml is None else large_iterations_pml}
     rows = []
-    table = {}
-    with open(priors, newline="") as f:
-        for r in csv.DictReader(f):
-            table.setdefault(r["attribute"], []).append(int(r["count"]))
-    cases = [(att, np.array(table[att], dtype=float), cfg["eps"]) for att in cfg["attributes"]
-             if not only or att in only]
+    if family is not None:
+        cases = family_cases(*family)
+    else:
+        table = {}
+        with open(priors, newline="") as f:
+            for r in csv.DictReader(f):
+                table.setdefault(r["attribute"], []).append(int(r["count"]))
+        cases = [(att, np.array(table[att], dtype=float), cfg["eps"]) for att in cfg["attributes"]
+                 if not only or att in only]
     if joint:
         cases.append((" x ".join(joint), joint_counts(dataset, joint), list(joint_eps) or cfg["eps"]))
     for att, counts, eps_list in cases:
-        m, p = int(counts.sum()), counts / counts.sum()
+        m, p = int(round(counts.sum())), counts / counts.sum()
         beta = beta_star(cfg["delta"], m, p.size)
         for eps in eps_list:
             designs, found = {}, []
@@ -125,12 +150,17 @@ def main():
     ap.add_argument("--dataset", type=Path, default=ROOT / "results" / "adult-design" / "dataset.csv")
     ap.add_argument("--joint-eps", default="", help="the joint attribute's eps (default: the study's)")
     ap.add_argument("--append", action="store_true", help="add the rows to the CSV instead of replacing it")
+    ap.add_argument("--family", default="", help="instead of the study's attributes: Dirichlet draws of these N, "
+                    "e.g. 42,74 (with --draws, --seed; write them with --csv elsewhere)")
+    ap.add_argument("--draws", type=int, default=3, help="--family: draws per N")
+    ap.add_argument("--seed", type=int, default=44, help="--family: the draws' seed")
     args = ap.parse_args()
     if not args.render:
         joint = tuple(filter(None, args.joint.split(",")))
         joint_eps = [float(e) for e in filter(None, args.joint_eps.split(","))]
         rows = measure(args.priors, set(filter(None, args.only.split(","))), args.large_iterations,
-                       joint, args.dataset, joint_eps, args.large_iterations_pml)
+                       joint, args.dataset, joint_eps, args.large_iterations_pml,
+                       (tuple(int(x) for x in args.family.split(",")), args.draws, args.seed) if args.family else None)
         args.csv.parent.mkdir(parents=True, exist_ok=True)
         with open(args.csv, "a" if args.append else "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=FIELDS)
@@ -139,7 +169,9 @@ def main():
             w.writerows(rows)
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
                                 text=True).stdout.strip()
-        meta = dict(command="python tools/frequency_design_benchmark.py", commit=commit,
+        opts = " ".join(f"--{k} {v}" for k, v in (("family", args.family), ("draws", args.family and args.draws),
+                                                   ("seed", args.family and args.seed)) if v)
+        meta = dict(command=f"python tools/frequency_design_benchmark.py {opts}".strip(), commit=commit,
                     date=datetime.date.today().isoformat(),
                     machine=f"{platform.machine()}, Linux {platform.release()}, Python {platform.python_version()}",
                     note=args.note)

@@ -325,3 +325,49 @@ def test_within_cone_repairs_a_column_just_past_the_cone(seed):
     assert np.allclose(fixed.sum(axis=1), 1.0, atol=1e-14)
     assert np.max(np.abs(fixed - bent)) < 1e-5
     assert within_cone(Cone.of(p, eps, beta, privacy), fixed) is fixed  # nothing left to repair
+
+
+def _many_outputs_channel(n, eps, factor):
+    """An eps-LDP channel of more outputs than ``factor`` times the master's unknowns: subset
+    selection over every 3-subset and every 4-subset, mixed half and half."""
+    from leakage.design.frequency import balanced_subset_channel
+
+    ch = np.concatenate([balanced_subset_channel(n, eps, 3), balanced_subset_channel(n, eps, 4)], axis=1) / 2
+    assert ch.shape[1] > factor * n * (n + 3) // 2
+    return ch
+
+
+@pytest.mark.parametrize("n, eps, seed, privacy", [(10, 0.7, 21, "ldp"), (11, 1.6, 22, "pml")])
+def test_a_warm_channel_of_many_outputs_is_a_pool(n, eps, seed, privacy, monkeypatch):
+    """A warm-start channel of many outputs is priced as a pool instead of held by the master (the
+    threshold lowered so that the pool meets the exact pricing): the design still certifies the
+    unseeded optimum, and it is verified private independently."""
+    import leakage.design.frequency as F
+
+    monkeypatch.setattr(F, "_POOL_FACTOR", 4)
+    p = _dirichlet_prior(n, seed)
+    beta = 0.0 if privacy == "ldp" else 0.08
+    seed_ch = _many_outputs_channel(n, eps, 4)
+    plain = optimal_mechanism(p, eps, privacy=privacy, beta=beta, utility="frequency_mse", tol=TOL)
+    d = optimal_mechanism(p, eps, privacy=privacy, beta=beta, utility="frequency_mse", tol=TOL, warm_start=[seed_ch])
+    assert plain.certified and d.certified
+    assert d.value == pytest.approx(plain.value, rel=3 * TOL)
+    assert d.value <= frequency_mse(seed_ch, p)
+    assert leakage_of(d.channel, p, beta, "ldp" if privacy == "ldp" else "pml") <= eps + 1e-9
+
+
+def test_a_pool_seed_moves_beyond_exact_pricing():
+    """Beyond exact pricing (N = 20, PML on the ball, no oracle blocks) a warm channel of 5,985
+    outputs seeds the design through the pool: six iterations end far below the seed (entered whole,
+    as one block of the master, it held the master near the seed, as the oracle blocks do), with a
+    row-stochastic, private channel."""
+    from leakage.estimation.concentration import beta_star
+
+    n, eps = 20, 1.0
+    p = _dirichlet_prior(n, 5)
+    beta = beta_star(1e-6, 20000, n)
+    seed_ch = _many_outputs_channel(n, eps, 20)
+    d = optimal_mechanism(p, eps, beta=beta, utility="frequency_mse", max_iterations=6, warm_start=[seed_ch])
+    assert d.value <= 0.6 * frequency_mse(seed_ch, p)
+    assert np.allclose(d.channel.sum(axis=1), 1.0, atol=1e-12)
+    assert leakage_of(d.channel, p, beta, "pml") <= eps + 1e-9

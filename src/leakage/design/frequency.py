@@ -24,7 +24,8 @@ U on that maximum gives the certified lower bound
 the pricing is (N <= ``EXHAUSTIVE_LIMIT``); beyond, under LDP, a semidefinite relaxation bounds the
 pricing (:func:`~leakage.design.pricing.frequency.ldp_sdp_bound`). The loop starts from the columns
 of eps-LDP randomized response (a staircase per letter: feasible in every cone, linearly
-independent), the all-ones column, the warm-start columns and, as whole channels, subset selection
+independent), the all-ones column, the warm-start columns (a warm channel of many outputs is a pool
+the pricing draws from instead) and, as whole channels, subset selection
 of every size under LDP or with exact pricing (:func:`oracle_blocks`: the master is never worse
 than an LDP oracle; in a PML cone beyond exact pricing they stall the loop, so there the seeds of
 :func:`design_frequency` carry that guarantee alone; blocks that
@@ -83,6 +84,11 @@ def oracle_blocks(prior, eps: float) -> np.ndarray | None:
     if n < 3 or not eps <= _BLOCK_EPS:
         return None
     return subset_fisher_informations(prior, eps)[1:n]
+
+
+#: a warm-start channel with more outputs than this many times the master's unknowns N(N+3)/2 is a
+#: pool the pricing draws from instead of columns of the master
+_POOL_FACTOR = 20
 
 
 #: most subsets (with multiplicity) a subset-selection channel of :func:`balanced_subset_channel` lists
@@ -197,24 +203,29 @@ def within_cone(cone: Cone, channel: np.ndarray) -> np.ndarray:
     return (1.0 - lam) * channel + lam / k
 
 
-def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) -> Solution:
+def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, pool=None) -> Solution:
     """The channel of least tr J^-1 - 1 over K: :func:`_solve_frequency` with BLAS on one thread (its
     matrices are small: threads only contend for the cores, and one thread fixes the summation order)."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
-        return _solve_frequency(cone, tol, budget, start)
+        return _solve_frequency(cone, tol, budget, start, pool)
 
 
-def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) -> Solution:
+def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, pool=None) -> Solution:
     """The channel of least tr J^-1 - 1 over K with a certified lower bound (module docstring).
-    ``start``: polished columns (N x K) that seed the master. ``Solution.bound`` is the LOWER bound
-    on the optimal tr J^-1 - 1; ``Solution.stats`` says how the pricing bounded (``exact``) and,
-    when not certified, what held the bound (``limited_by``)."""
+    ``start``: polished columns (N x K) that seed the master. ``pool``: columns of the cone (N x K',
+    K' large: a warm channel of many outputs) priced exactly at every iteration, whose improving ones
+    enter the master beside the pricing's (the master's Newton steps cost O(N^4) per column it
+    holds). ``Solution.bound`` is the LOWER bound on the optimal tr J^-1 - 1; ``Solution.stats``
+    says how the pricing bounded (``exact``) and, when not certified, what held the bound
+    (``limited_by``)."""
     p, n = cone.prior, cone.n
     exact = n <= EXHAUSTIVE_LIMIT
     cols = np.concatenate([staircase_columns(p, cone.eps, np.eye(n, dtype=bool)), np.ones((n, 1)), start], axis=1)
     cols = cols / (p @ cols)[None, :]
+    if pool is not None:
+        pool = pool / (p @ pool)[None, :]
     # the oracle blocks are LDP channels averaged over their subsets: in a PML cone beyond the exact
     # pricing they hold the master at a dual point where the local search's columns do not improve
     # it (docs/frequency-estimation.md); the seeds of design_frequency keep the result at or below
@@ -256,6 +267,13 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray) 
         history.append((value, best_bound))
         final = iters >= budget.max_iterations or budget.out_of_time()
         new = pr.columns[:, pr.values > scale / 4] if pr.columns.size else pr.columns
+        if pool is not None:
+            # the pool's improving columns, best first (phi(r) = |Z^T r|^2 + w.r, exactly)
+            phi = np.einsum("ij,ij->j", pool, G @ pool) + w @ pool
+            top = np.argsort(-phi, kind="stable")[:n * (n + 3) // 2]
+            top = top[phi[top] > scale / 4]
+            if top.size:
+                new = np.concatenate([new.reshape(n, -1), pool[:, top]], axis=1)
         if channel is None and not final and (value - best_bound <= scale or new.shape[1] == 0):
             # converged with the oracle blocks still weighing: the rays take over (a channel must
             # list its outputs); the master restarts from its rays' weights
@@ -325,7 +343,7 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
                              columns=np.diag(1.0 / p), **base)
     method = "enumerate" if method == "enumerate" else "colgen"
     cone = Cone.of(p, eps, beta, privacy)
-    start, seeds = [], []
+    start, seeds, pool = [], [], []
     for entry in warm:
         ch = getattr(entry, "channel", entry)
         try:
@@ -336,7 +354,18 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
                     start.append(cone.polish(entry.columns))  # a design of another cone lends its columns
                 continue
             raise ValueError(f"warm_start channel does not satisfy the privacy constraint: {exc}") from None
-        start.append(channel_columns(cone, ch))
+        if ch.shape[1] > _POOL_FACTOR * n * (n + 3) // 2:
+            # a channel of many outputs (an LDP design built from 2-designs has tens of thousands):
+            # its outputs are priced, not held (entering whole, as one block, stalls the master as
+            # the oracle blocks do); a design's own master columns enter
+            pool.append(channel_columns(cone, ch))
+            if not isinstance(entry, np.ndarray) and entry.columns.size:
+                start.append(cone.polish(entry.columns))
+            # and its heaviest outputs, as many as the master has unknowns, enter at once
+            heavy = np.argsort(-(p @ ch), kind="stable")[: n * (n + 3) // 2]
+            start.append(channel_columns(cone, ch[:, np.sort(heavy)]))
+        else:
+            start.append(channel_columns(cone, ch))
         try:
             seeds.append((ch, frequency_mse(ch, p)))
         except ValueError:  # rows not identifiable: columns only
@@ -350,7 +379,8 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
         for d in range(max(1, d0 - 1), min(n - 1, d0 + 1) + 1):
             ch = balanced_subset_channel(n, eps, d)
             seeds.append((ch, frequency_mse(ch, p)))
-    sol = solve_frequency(cone, tol, budget, np.concatenate(start, axis=1) if start else np.zeros((n, 0)))
+    sol = solve_frequency(cone, tol, budget, np.concatenate(start, axis=1) if start else np.zeros((n, 0)),
+                          np.concatenate(pool, axis=1) if pool else None)
     ch, stats = sol.channel, dict(sol.stats)
     ch = within_cone(cone, ch)
     value = frequency_mse(ch, p)
