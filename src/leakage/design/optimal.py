@@ -52,11 +52,11 @@ METHODS = ("auto", "enumerate", "colgen", "labels")
 #: "auto" enumerates the vertices up to these N (per cone kind), and generates columns beyond
 ENUMERATE_LIMIT = {"box": 14, "ldp": 12, "small_ball": 12, "ball": 10}
 
-#: the default ``tol``: certified when value and bound agree to 1e-7 (1 + |value|), nats for MI. Far
+#: the default ``tol``: certified when value and bound agree to 1e-6 (1 + |value|), nats for MI. Far
 #: below what the prior's own estimate can tell apart, and what the engines reach in time at every
-#: eps: at 1e-9 the MI tail took minutes on some N = 42 priors at eps ~0.1 (docs/design-engine.md,
-#: "Tolerance"), and the frequency master's interior point stops near 1e-8
-DEFAULT_TOL = 1e-7
+#: eps; each further digit costs minutes on some N = 42 priors at eps ~0.1 (docs/design-engine.md,
+#: "Tolerance")
+DEFAULT_TOL = 1e-6
 
 
 def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_information", method="auto",
