@@ -270,7 +270,7 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         if pool is not None:
             # the pool's improving columns, best first (phi(r) = |Z^T r|^2 + w.r, exactly)
             phi = np.einsum("ij,ij->j", pool, G @ pool) + w @ pool
-            top = np.argsort(-phi, kind="stable")[:n * (n + 3) // 2]
+            top = np.argsort(-phi, kind="stable")[:keep]
             top = top[phi[top] > scale / 4]
             if top.size:
                 new = np.concatenate([new.reshape(n, -1), pool[:, top]], axis=1)
