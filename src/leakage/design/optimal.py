@@ -60,7 +60,8 @@ DEFAULT_TOL = 1e-6
 
 
 def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_information", method="auto",
-                      max_iterations=1000, max_nodes=None, max_seconds=None, tol=DEFAULT_TOL, warm_start=()) -> OptimalDesign:
+                      max_iterations=1000, max_nodes=None, max_seconds=None, tol=DEFAULT_TOL,
+                      warm_start=()) -> OptimalDesign:
     """max utility over channels eps-private on B_beta(prior) ([empirical-pml, eq. (40)]) or eps-LDP.
 
     ``privacy="pml"``: max_x P(y|x) <= e^eps min_{Q in B_beta(prior)} Q_Y(y) for every y, any beta in
@@ -83,10 +84,10 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     generation if HiGHS fails on it).
 
     Stopping rules, counted work only (same inputs, same bytes on any machine): column and label
-    generation stop when bound - value <= ``tol`` (1 + |value|) (default ``DEFAULT_TOL``) or after ``max_iterations``
-    iterations; each pricing search stops at its gap or after ``max_nodes`` nodes per call (None:
-    the engine's default, raised in counted steps while a pricing runs out of nodes with nothing
-    found and no certificate), still giving a valid, looser bound. The seed designs get the same
+    generation stop when bound - value <= ``tol`` (1 + |value|) (default ``DEFAULT_TOL``, 1e-6) or
+    after ``max_iterations`` iterations; each pricing search stops at its gap or after ``max_nodes``
+    nodes per call (None: the engine's default, raised in counted steps while a pricing runs out of
+    nodes with nothing found and no certificate), still giving a valid, looser bound. The seed designs get the same
     budgets, never raised (warm starts need no certificate), and under ``max_seconds`` each at most
     ``SEED_SHARE`` of the time left. ``max_seconds`` (default None) adds a
     wall-clock limit checked between iterations, for interactive use: results then depend on the
