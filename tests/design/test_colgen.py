@@ -64,3 +64,20 @@ def test_heavy_letters_are_those_never_zero_at_the_cap():
     assert heavy_letters(Cone.of(p, 3.0, 0.0, "pml")) is None  # 1 - e^-3 = 0.95: none
     cone = Cone.of(p, 0.2, 0.2, "pml")  # a ball: the cap is H < e^eps, more letters are heavy
     assert heavy_letters(cone).tolist() == (p > 1 - 1 / cone.top).tolist()
+
+
+def test_a_design_prints_nothing():
+    """A design writes nothing to the process's standard output. HiGHS prints its banner from C the
+    first time a process builds an instance (so a fresh process is needed to see it); quiet_highs
+    builds it with file descriptor 1 on the null device, and the descriptor is restored after."""
+    import subprocess
+    import sys
+
+    code = ("import numpy as np\n"
+            "from leakage.design import optimal_mechanism\n"
+            "p = np.random.default_rng(4).dirichlet(np.ones(16))\n"
+            "optimal_mechanism(p, 1.0, beta=0.05)\n"  # column generation: the MI master LP
+            "optimal_mechanism(p[:6] / p[:6].sum(), 1.0, utility=np.eye(6))\n"  # label generation
+            "print('still here')\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out == "still here\n"

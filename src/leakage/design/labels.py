@@ -21,6 +21,7 @@ import scipy.sparse as sp
 
 from leakage.design.colgen import Budget, Solution, labelled_channel
 from leakage.design.cone import Cone
+from leakage.design.master import quiet_highs
 from leakage.design.pricing.linear import linear_pricing
 
 
@@ -44,8 +45,7 @@ class LabelLP:
         import highspy
 
         self.cone, self.c, self.n = cone, c, cone.n
-        self.h = highspy.Highs()
-        self.h.setOptionValue("output_flag", False)
+        self.h = quiet_highs()
         self.h.setOptionValue("primal_feasibility_tolerance", 1e-10)
         self.h.setOptionValue("dual_feasibility_tolerance", 1e-10)
         self.h.changeObjectiveSense(highspy.ObjSense.kMaximize)

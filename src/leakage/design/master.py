@@ -24,14 +24,43 @@ _TOL = 1e-10
 _HIGHS = {"primal_feasibility_tolerance": _TOL, "dual_feasibility_tolerance": _TOL}
 
 
+def quiet_highs():
+    """A ``highspy.Highs`` with its output off. HiGHS 1.16 prints its banner to the process's C-level
+    standard output when the object is built, before any option can be set (ERGO-Code/HiGHS#1932:
+    it cannot be switched off on its own), so every design would print two lines: file descriptor 1
+    points at the null device while it is built. Where fd 1 cannot be duplicated, built as is."""
+    import os
+    import sys
+
+    import highspy
+
+    try:
+        sys.stdout.flush()
+        saved = os.dup(1)
+    except (OSError, ValueError):
+        h = highspy.Highs()
+    else:
+        try:
+            null = os.open(os.devnull, os.O_WRONLY)
+            try:
+                os.dup2(null, 1)
+                h = highspy.Highs()
+            finally:
+                os.dup2(saved, 1)
+                os.close(null)
+        finally:
+            os.close(saved)
+    h.setOptionValue("output_flag", False)
+    return h
+
+
 class Master:
     """The restricted master LP in HiGHS, grown column by column and warm-started."""
 
     def __init__(self, n: int):
         import highspy
 
-        self.h = highspy.Highs()
-        self.h.setOptionValue("output_flag", False)
+        self.h = quiet_highs()
         self.h.setOptionValue("primal_feasibility_tolerance", _TOL)
         self.h.setOptionValue("dual_feasibility_tolerance", _TOL)
         self.h.setOptionValue("presolve", "off")
