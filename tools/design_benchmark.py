@@ -67,16 +67,16 @@ def adult_prior(*columns):
 EPS_STRATA = ((0.1, 0.25), (0.25, 1.0), (1.0, 2.5), (2.5, 4.0))
 
 
-def family_draws(n, draws, seed=18):
+def family_draws(n, draws, seed=18, strata=EPS_STRATA):
     """The heavy-tailed family of the design engine's targets: Dirichlet(alpha) priors, alpha uniform
-    in [0.2, 1], clipped at 2e-5 and renormalised, with eps uniform in the stratum ``EPS_STRATA[k % 4]``
-    for draw k (seeded). Yields (k, stratum, prior, eps); the priors are those of the unstratified
-    draws before (the same random numbers, eps mapped into its stratum)."""
+    in [0.2, 1], clipped at 2e-5 and renormalised, with eps uniform in the stratum
+    ``strata[k % len(strata)]`` for draw k (seeded). Yields (k, stratum, prior, eps); the priors are
+    those of the unstratified draws before (the same random numbers, eps mapped into its stratum)."""
     rng = np.random.default_rng([seed, n])
     for k in range(draws):
         p = np.maximum(rng.dirichlet(np.full(n, rng.uniform(0.2, 1.0))), 2e-5)
-        lo, hi = EPS_STRATA[k % len(EPS_STRATA)]
-        yield k, k % len(EPS_STRATA), p / p.sum(), float(lo + (hi - lo) * rng.uniform())
+        lo, hi = strata[k % len(strata)]
+        yield k, k % len(strata), p / p.sum(), float(lo + (hi - lo) * rng.uniform())
 
 
 HEAD = f"{'case':36s} {'method':11s} {'N':>4s} {'value':>13s} {'bound':>13s} {'gap':>9s} {'cert':>5s} {'seconds':>8s}"

@@ -57,17 +57,13 @@ FAMILY_M = 48842
 
 
 def family_cases(sizes, draws, seed):
-    """Heavy-tailed priors as a user's: Dirichlet(alpha), alpha uniform in [0.2, 1], clipped at 2e-5,
-    eps stratified by FAMILY_EPS (seeded). Cases (name, counts with FAMILY_M records, [eps])."""
-    out = []
-    for n in sizes:
-        rng = np.random.default_rng([seed, n])
-        for k in range(draws):
-            p = np.maximum(rng.dirichlet(np.full(n, rng.uniform(0.2, 1.0))), 2e-5)
-            lo, hi = FAMILY_EPS[k % len(FAMILY_EPS)]
-            eps = round(float(lo + (hi - lo) * rng.uniform()), 3)
-            out.append((f"Dirichlet draw {k} (seed {seed})", FAMILY_M * p / p.sum(), [eps]))
-    return out
+    """The design engine's heavy-tailed family (``design_benchmark.family_draws``: Dirichlet(alpha),
+    alpha uniform in [0.2, 1], clipped at 2e-5) with eps stratified by FAMILY_EPS. Cases (name,
+    counts with FAMILY_M records, [eps])."""
+    from design_benchmark import family_draws
+
+    return [(f"Dirichlet draw {k} (seed {seed})", FAMILY_M * p, [round(eps, 3)])
+            for n in sizes for k, _, p, eps in family_draws(n, draws, seed, strata=FAMILY_EPS)]
 
 
 def measure(priors: Path, only, large_iterations: int | None, joint=(), dataset: Path | None = None, joint_eps=(),

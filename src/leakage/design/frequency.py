@@ -54,6 +54,7 @@ from leakage.design.pricing.frequency import (
     ldp_best_weights,
     ldp_sdp_bound,
     local_pricing,
+    pool_pricing,
     relaxed_bound,
 )
 from leakage.design.vertices import channel_columns, enumerate_vertices, staircase_columns
@@ -268,12 +269,7 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         final = iters >= budget.max_iterations or budget.out_of_time()
         new = pr.columns[:, pr.values > scale / 4] if pr.columns.size else pr.columns
         if pool is not None:
-            # the pool's improving columns, best first (phi(r) = |Z^T r|^2 + w.r, exactly)
-            phi = np.einsum("ij,ij->j", pool, G @ pool) + w @ pool
-            top = np.argsort(-phi, kind="stable")[:keep]
-            top = top[phi[top] > scale / 4]
-            if top.size:
-                new = np.concatenate([new.reshape(n, -1), pool[:, top]], axis=1)
+            new = np.concatenate([new.reshape(n, -1), pool_pricing(G, w, pool, keep=keep, collect=scale / 4)], axis=1)
         if channel is None and not final and (value - best_bound <= scale or new.shape[1] == 0):
             # converged with the oracle blocks still weighing: the rays take over (a channel must
             # list its outputs); the master restarts from its rays' weights

@@ -271,6 +271,15 @@ def _phi(G, w, cols):
     return np.einsum("ik,ik->k", G @ cols, cols) + w @ cols
 
 
+def pool_pricing(G, w, pool, *, keep: int, collect: float) -> np.ndarray:
+    """The pricing over a finite pool of columns (N x K', normalised; a warm channel's outputs),
+    exactly: the at most ``keep`` columns of largest phi(r) = |Z^T r|^2 + w.r above ``collect``, best
+    first (N x k). One product, O(K' N^2)."""
+    phi = _phi(G, w, pool)
+    top = _top(phi, keep)
+    return pool[:, top[phi[top] > collect]]
+
+
 def local_pricing(cone: Cone, G, w, *, keep: int, collect: float, width: int = 8) -> QuadraticPricing:
     """Improving columns without a bound (N > ``EXHAUSTIVE_LIMIT``): the sets that define the
     two-level and lift columns start from the prefixes of three letter orders (phi of the letter's
