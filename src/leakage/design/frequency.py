@@ -22,17 +22,19 @@ U on that maximum gives the certified lower bound
 
 (weak duality, :mod:`~leakage.design.frequency_master`), so the bound of the result is exact when
 the pricing is (N <= ``EXHAUSTIVE_LIMIT``); beyond, under LDP, a semidefinite relaxation bounds the
-pricing (:func:`~leakage.design.pricing.frequency.ldp_sdp_bound`). The loop starts from the columns
-of eps-LDP randomized response (a staircase per letter: feasible in every cone, linearly
-independent), the all-ones column, the warm-start columns (a warm channel of many outputs is a pool
-the pricing draws from instead) and, as whole channels, subset selection
-of every size under LDP or with exact pricing (:func:`oracle_blocks`: the master is never worse
-than an LDP oracle; in a PML cone beyond exact pricing they stall the loop, so there the seeds of
-:func:`design_frequency` carry that guarantee alone; blocks that
-still weigh at the end are built as :func:`balanced_subset_channel`, and those channels also seed
-the result); it stops when value - bound <= tol (1 + value), after ``max_iterations`` master solves, or
-when the pricing finds no improving column. Complexity per iteration: one warm-started master
-(O(K N^4) per Newton step for K columns) and one pricing (O(2^N N (N + #T1)) exhaustive; O(N^3) per local-search step
+pricing (:func:`~leakage.design.pricing.frequency.ldp_sdp_bound`), evaluated at the best dual point
+of the relaxed design (:func:`~leakage.design.pricing.frequency.ldp_dual_point`) as well as at the
+master's. The loop starts from the columns of eps-LDP randomized response (a staircase per letter:
+feasible in every cone, linearly independent), the all-ones column, the warm-start columns (a warm
+channel of many outputs is a pool the pricing draws from instead); with exact pricing, subset
+selection of every size as whole channels (:func:`oracle_blocks`: the master is never worse than an
+LDP oracle; blocks that still weigh at the end are built as :func:`balanced_subset_channel`);
+beyond it under LDP, the columns of nearly the largest phi at the relaxed design's dual point
+(beyond exact pricing the blocks stall the loop, so there the seeds of :func:`design_frequency`,
+2-design subset selection, keep the result at or below the oracles). It stops when
+value - bound <= tol (1 + value), after ``max_iterations`` master solves, or when the pricing finds
+no improving column. Complexity per iteration: one warm-started master
+(O(K N^4) per Newton step for K columns) and one pricing (O(2^N N (N + #T1)) exhaustive; O(K N^2) per local-search round over K sets
 beyond).
 """
 
@@ -51,7 +53,7 @@ from leakage.design.result import OptimalDesign, identity_private, verify_channe
 from leakage.design.pricing.frequency import (
     EXHAUSTIVE_LIMIT,
     exhaustive_pricing,
-    ldp_best_weights,
+    ldp_dual_point,
     ldp_sdp_bound,
     local_pricing,
     pool_pricing,
@@ -66,6 +68,11 @@ from leakage.mechanisms.frequency_oracles import FrequencyOracle, subset_fisher_
 _DROP = 1e-12
 #: columns the pricing returns per iteration, per letter
 _KEEP = 6
+#: columns whose phi at the relaxed design's dual point is within this fraction of 1 + its value of the
+#: largest start the LDP master
+_NEAR = 0.01
+#: random starts of the local search at that dual point
+_LEAD_STARTS = 2000
 
 
 #: largest eps (nats) at which the oracle blocks enter the master (their Fisher matrices need e^eps finite)
@@ -231,8 +238,22 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
     # pricing they hold the master at a dual point where the local search's columns do not improve
     # it (docs/frequency-estimation.md); the seeds of design_frequency keep the result at or below
     # the oracles there
-    blocks = oracle_blocks(p, cone.eps) if exact or cone.kind == "ldp" else None
+    blocks = oracle_blocks(p, cone.eps) if exact else None
     best_bound, iters, generated = 0.0, 0, 0
+    if cone.kind == "ldp" and not exact:
+        # the best dual point of the relaxed design: its bound, and the columns of nearly the
+        # largest phi there, which an optimal design mixes when the relaxation is tight, start the
+        # master (from the oracles' or the staircases' columns the master crawls)
+        dual = ldp_dual_point(cone)
+        if dual is not None:
+            Zr, wr = dual
+            Gr = Zr @ Zr.T
+            base_r = 2.0 * float(np.trace(Zr)) + float(wr.sum()) - 1.0
+            best_bound = max(0.0, base_r - ldp_sdp_bound(cone, Gr, wr))
+            lead = local_pricing(cone, Gr, wr, keep=n * (n + 3), collect=-math.inf, starts=_LEAD_STARTS)
+            # phi is measured against the objective: within _NEAR (1 + value) of the largest
+            near = lead.columns[:, lead.values >= lead.stats["local_max"] - _NEAR * (1.0 + abs(base_r))]
+            cols = np.concatenate([cols, near / (p @ near)[None, :]], axis=1)
     limited_by = None
     history = []
     ms = None
@@ -291,12 +312,7 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
     if not exact and value - best_bound > scale:
         # the local search found nothing more: bound the pricing by the relaxation at the last duals
         if cone.kind == "ldp":
-            # the master's w is not unique (only sum(w) is pinned when a block carries the weight):
-            # the w of the best relaxed bound for this Z, then the relaxation at it
-            wb = ldp_best_weights(cone, G)
-            if wb is not None:
-                base_b = 2.0 * float(np.trace(Z)) + float(wb.sum()) - 1.0
-                best_bound = max(best_bound, base_b - ldp_sdp_bound(cone, G, wb))
+            # (the relaxed design's dual point gave its bound before the loop)
             rb = ldp_sdp_bound(cone, G, w)
         else:
             rb = relaxed_bound(cone, G, w)

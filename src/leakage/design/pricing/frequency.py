@@ -280,38 +280,94 @@ def pool_pricing(G, w, pool, *, keep: int, collect: float) -> np.ndarray:
     return pool[:, top[phi[top] > collect]]
 
 
-def local_pricing(cone: Cone, G, w, *, keep: int, collect: float, width: int = 8) -> QuadraticPricing:
-    """Improving columns without a bound (N > ``EXHAUSTIVE_LIMIT``): the sets that define the
-    two-level and lift columns start from the prefixes of three letter orders (phi of the letter's
-    column 1/p_x e_x, w_x/p_x, G_xx/p_x^2) and improve by single-letter flips, the ``width`` best
-    sets per round, until no flip improves (at most 2N rounds). O(rounds width N^3).
-    ``bound`` is +inf: the caller bounds the pricing with :func:`relaxed_bound`."""
+#: random starts of :func:`local_pricing` (beside the prefixes of its three letter orders)
+_STARTS = 500
+#: seed of the random starts (the pricing is deterministic)
+_SEED = 20261128
+
+
+def _set_values(cone: Cone, G, w, s, wsum, A, oneB, B, inside):
+    """The largest phi over the members of sets (two-level and lift columns, the families of
+    :func:`_members` but the all-ones column): from each set's mass ``s``, w(S), A(S) = 1_S^T G 1_S,
+    1^T G 1_S and B = G 1_S (shape (..., N)) and its membership ``inside`` (..., N), as the exhaustive
+    pricing's families compute them (module docstring); -inf for a set with no member."""
+    p, E = cone.prior, cone.E
+    best = np.full(s.shape, -np.inf)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if cone.kind != "box":
+            ok = (s > 0) & (s < 1.0 - 1e-15)
+            b = s if cone.kind == "ldp" else np.minimum(cone.half, s)
+            d = np.minimum((E - 1.0) / (1.0 - s + b * E), 1.0 / s)
+            m = 1.0 - s * d
+            two = m * m * float(G.sum()) + 2.0 * m * d * oneB + d * d * A + m * float(w.sum()) + d * wsum
+            best = np.where(ok, two, best)
+        cap = E if cone.kind == "box" else cone.top
+        if cap >= 1.0:
+            x = (1.0 - cap * s)[..., None] / p
+            ok = ~inside & (x >= 0.0) & (x <= cap * (1.0 + 1e-12))
+            x = np.clip(x, 0.0, cap)
+            lift = (cap * cap * A + cap * wsum)[..., None] + 2.0 * cap * x * B + x * x * np.diag(G) + x * w
+            best = np.maximum(best, np.max(np.where(ok, lift, -np.inf), axis=-1))
+    return best
+
+
+def local_pricing(cone: Cone, G, w, *, keep: int, collect: float, starts: int = _STARTS) -> QuadraticPricing:
+    """Improving columns without a bound (N > ``EXHAUSTIVE_LIMIT``): steepest ascent over the sets
+    that define the two-level and lift columns (a set is worth its best member, :func:`_set_values`),
+    by single-letter flips, from the prefixes of three letter orders (phi of the letter's column
+    1/p_x e_x, w_x/p_x, G_xx/p_x^2), the singletons and ``starts`` random sets (sizes uniform in
+    1..N-1, a fixed seed), each until no flip improves (at most 2N rounds); the best sets visited
+    give their members, the ``keep`` best columns above ``collect``. A flip changes the set's tables
+    by one row of G (A(S +- j) = A(S) +- 2 B(S)_j + G_jj), so a round costs O(K N^2) for K sets
+    (the lift columns' fractional row: O(K N^2) too). Many independent starts find the many columns
+    of nearly equal phi that an optimal design of many outputs mixes; one beam of the best few sets
+    found one of them per iteration and the design stalled. The light-top family is not searched.
+    ``bound`` is +inf: the caller bounds the pricing otherwise."""
     p, n = cone.prior, cone.n
     G = np.asarray(G, dtype=float)
     w = np.asarray(w, dtype=float)
     keys = [np.diag(G) / p**2 + w / p, w / p, np.diag(G) / p**2]
     tri = np.tril(np.ones((n, n), dtype=bool))  # prefix k: the first k + 1 letters
-    masks = np.concatenate([tri[np.argsort(np.argsort(-k))] for k in keys] + [np.eye(n, dtype=bool)], axis=1)
-    best_val, cands = -math.inf, {}
-    frontier = masks
+    rng = np.random.default_rng(_SEED)
+    rand = rng.random((n, starts)) < rng.integers(1, n, starts)[None, :] / n
+    masks = np.concatenate([tri[np.argsort(np.argsort(-k))] for k in keys] + [np.eye(n, dtype=bool), rand], axis=1)
+    masks = np.unique(masks, axis=1)
+    g1 = G.sum(axis=0)
+    eye = np.eye(n, dtype=bool)
+    seen = {}
     for _ in range(2 * n):
-        frontier = np.unique(frontier, axis=1)
-        cols, owner = _members(cone, frontier)
-        v = _phi(G, w, cols)
-        vals = np.full(frontier.shape[1], -math.inf)
-        np.maximum.at(vals, owner, v)
-        for k in _top(np.where(v > collect, v, -np.inf), keep):
-            cands.setdefault(np.round(cols[:, k], 12).tobytes(), (float(v[k]), cols[:, k]))
-        order = np.argsort(-vals, kind="stable")[:width]
-        if vals[order[0]] <= best_val + 1e-14 * (1 + abs(best_val)):
+        mf = masks.astype(float)
+        s, wsum, B = p @ mf, w @ mf, (G @ mf).T  # B: K x N
+        A = np.einsum("kn,nk->k", B, mf)
+        vals = _set_values(cone, G, w, s, wsum, A, g1 @ mf, B, masks.T)
+        for k in np.flatnonzero(np.isfinite(vals)):
+            seen.setdefault(masks[:, k].tobytes(), float(vals[k]))
+        sign = 1.0 - 2.0 * mf.T  # K x N: +1 adds letter j, -1 removes it
+        fs = s[:, None] + sign * p
+        fw = wsum[:, None] + sign * w
+        fA = A[:, None] + sign * 2.0 * B + np.diag(G)
+        f1 = (g1 @ mf)[:, None] + sign * g1
+        fB = B[:, None, :] + sign[:, :, None] * G[None, :, :]  # K x N(j) x N(f)
+        fin = masks.T[:, None, :] ^ eye[None, :, :]
+        fv = _set_values(cone, G, w, fs, fw, fA, f1, fB, fin)
+        j = np.argmax(fv, axis=1)
+        up = fv[np.arange(j.size), j] > vals + 1e-12 * (1.0 + np.abs(np.where(np.isfinite(vals), vals, 0.0)))
+        if not up.any():
             break
-        best_val = float(vals[order[0]])
-        top = frontier[:, order]
-        flips = top[:, :, None] ^ np.eye(n, dtype=bool)[:, None, :]
-        frontier = np.concatenate([top, flips.reshape(n, -1)], axis=1)
-    entries = sorted(cands.values(), key=lambda e: -e[0])[:keep]
-    cols = np.array([c for _, c in entries]).T if entries else np.zeros((n, 0))
-    return QuadraticPricing(math.inf, cols, np.array([v for v, _ in entries]), False, {"local_max": best_val})
+        masks = masks[:, up]
+        masks[j[up], np.arange(masks.shape[1])] ^= True
+        masks = np.unique(masks, axis=1)
+    best = sorted(seen.items(), key=lambda e: -e[1])[: 4 * keep]
+    best_val = best[0][1] if best else -math.inf
+    if not best:
+        return QuadraticPricing(math.inf, np.zeros((n, 0)), np.zeros(0), False, {"local_max": best_val})
+    top = np.array([np.frombuffer(k, dtype=bool) for k, _ in best]).T
+    cols, _ = _members(cone, top)
+    v = _phi(G, w, cols)
+    idx = _top(np.where(v > collect, v, -np.inf), 4 * keep)
+    cands = [(float(v[i]), "local", cols[:, i]) for i in idx]
+    res = _result(cone, cands, keep, math.inf, False, {"local_max": best_val})
+    return res
 
 
 def relaxed_bound(cone: Cone, G, w) -> float:
@@ -354,10 +410,6 @@ def relaxed_bound(cone: Cone, G, w) -> float:
     return value + 1e-7 * (1.0 + abs(value))  # HiGHS's feasibility tolerance, covered by a margin
 
 
-#: An implementation module of the design engine: its functions trust their inputs, which
-#: leakage.design.optimal_mechanism validates once (docs/validation.md).
-__all__: list[str] = []
-
 
 def ldp_sdp_bound(cone: Cone, G, w) -> float:
     """An upper bound on max phi(r) = r^T G r + w.r over the eps-LDP staircase columns
@@ -399,25 +451,34 @@ def ldp_sdp_bound(cone: Cone, G, w) -> float:
     return value + margin
 
 
-def ldp_best_weights(cone: Cone, G) -> np.ndarray | None:
-    """The w that maximises sum(w) - U(w), U(w) the relaxation of :func:`ldp_sdp_bound` at
-    (G, w), for a fixed G: the dual point of the master is not unique in w (with a block whose
-    row-sum vector is 1 in its support, only sum(w) is pinned), and the bound
-    2 tr Z + sum(w) - U(w) holds for every w. One semidefinite program: the Lagrange dual of the
-    relaxation (y for u^T X u = 1, mu for X_xx = X_0x, nu for X_0x <= X_00 and X_xy <= X_0x, a
-    non-negative N for X >= 0) with w as a variable, max sum(w) - y s.t. the dual slack is PSD
-    (Clarabel). None when the solver fails; the caller evaluates U at the returned w with
-    :func:`ldp_sdp_bound` (so the bound does not rest on this solve's accuracy)."""
+#: accuracy and iteration cap of the first-order solve of :func:`ldp_dual_point` (a candidate only)
+_DUAL_ACCURACY = 1e-6
+_DUAL_STEPS = 20000
+
+
+def ldp_dual_point(cone: Cone) -> tuple[np.ndarray, np.ndarray] | None:
+    """The dual point (Z, w) of the relaxed LDP design: the best bound
+    2 tr Z + sum(w) - 1 - U(Z, w) of the master's duality (:mod:`~leakage.design.frequency_master`)
+    when U is the relaxation of :func:`ldp_sdp_bound`, over every Z and w at once. U is the value
+    of a semidefinite program, so by its Lagrange dual (y for u^T X u = 1, mu for X_xx = X_0x, nu
+    for X_0x <= X_00 and X_xy <= X_0x, a non-negative N for X >= 0) U(Z, w) <= y exactly when the
+    dual slack y u u^T + (multipliers) - B^T w u^T (sym.) - N - B^T Z Z^T B is PSD, which is (Schur
+    complement) the linear matrix inequality [[slack + B^T Z Z^T B, B^T Z], [Z B, I]] >= 0. One
+    program in (Z, w, y, multipliers) with a (2N+1)-square LMI (SCS [odonoghue2016], a first-order
+method: at N = 74 it takes about a second where the interior point takes minutes): the Lagrange dual of the
+    A-optimal design [sagnol2011] over the relaxed rays, so its value does not depend on which
+    columns a master holds (the master's own (Z, w) is not unique in w when an oracle block carries
+    the weight, and a block satisfies its subsets' constraints only on average). Returns the
+    solver's (Z, w), or None when it fails; the caller evaluates U at them with
+    :func:`ldp_sdp_bound`, so the bound does not rest on this solve's accuracy. O(N^6) per
+    interior-point step at worst (the LMI couples N(N+1)/2 entries of Z)."""
     import cvxpy as cp
 
     p, n = cone.prior, cone.n
     a = cone.E - 1.0
-    G = np.asarray(G, dtype=float)
     b = np.concatenate([np.ones((n, 1)), a * np.eye(n)], axis=1)
     u = np.concatenate([[1.0], a * p])
-    qg = b.T @ G @ b
-    scale = max(float(np.abs(qg).max()), 1e-300)
-    qg = (qg + qg.T) / (2.0 * scale)
+    Z = cp.Variable((n, n), symmetric=True)
     w = cp.Variable(n)
     y = cp.Variable()
     mu = cp.Variable(n)
@@ -431,15 +492,23 @@ def ldp_best_weights(cone: Cone, G) -> np.ndarray | None:
     sym_row = e0 @ row.T @ pad.T + pad @ row @ e0.T
     corner = -cp.sum(nu1) * (e0 @ e0.T)
     inner = pad @ (cp.diag(mu) + (nu2 + nu2.T) / 2.0) @ pad.T
-    lin = cp.reshape(b.T @ w, (n + 1, 1), order="F") / scale
-    slack = y * np.outer(u, u) + sym_row + corner + inner - qg - (lin @ u[None, :] + u[:, None] @ lin.T) / 2.0 - nn
-    prob = cp.Problem(cp.Maximize(cp.sum(w) / scale - y), [slack >> 0, nn >= 0])
+    lin = cp.reshape(b.T @ w, (n + 1, 1), order="F")
+    slack = y * np.outer(u, u) + sym_row + corner + inner - (lin @ u[None, :] + u[:, None] @ lin.T) / 2.0 - nn
+    zb = Z @ b
+    lmi = cp.bmat([[slack, zb.T], [zb, np.eye(n)]])
+    prob = cp.Problem(cp.Maximize(2.0 * cp.trace(Z) + cp.sum(w) - y), [(lmi + lmi.T) / 2.0 >> 0, nn >= 0])
     try:
         with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # only a candidate w: its bound is evaluated apart
-            prob.solve(solver=cp.CLARABEL)
+            warnings.simplefilter("ignore")  # only a candidate: its bound is evaluated apart
+            prob.solve(solver=cp.SCS, eps_abs=_DUAL_ACCURACY, eps_rel=_DUAL_ACCURACY, max_iters=_DUAL_STEPS)
     except (cp.error.SolverError, ValueError):
         return None
-    if prob.status not in ("optimal", "optimal_inaccurate") or w.value is None:
+    if prob.status not in ("optimal", "optimal_inaccurate") or Z.value is None or w.value is None:
         return None
-    return np.asarray(w.value, dtype=float)
+    zv = np.asarray(Z.value, dtype=float)
+    return (zv + zv.T) / 2.0, np.asarray(w.value, dtype=float)
+
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []
