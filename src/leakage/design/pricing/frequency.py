@@ -26,11 +26,13 @@ c^2 (A(S) + 2 (k - 1) 1_T1.B(S) + (k - 1)^2 A(T1)) + c (w(S) + (k - 1) w(T1)). T
 floating-point margin is a true upper bound U (the bound of the design is then exact); cost
 O(2^N N (N + #T1)) time and O(2^N N) memory per call.
 
-Beyond ``EXHAUSTIVE_LIMIT`` (``local_pricing``): improving columns by local search (single-letter
-flips of the set of a two-level column or of a lift vector, from every singleton and the prefixes of
-three letter orders; the light-top family is not searched), and an upper bound U from a relaxation
-of the cross-section (:func:`relaxed_bound`), which is valid but not tight: the design is then not
-certified.
+Beyond ``EXHAUSTIVE_LIMIT`` (``local_pricing``): improving columns by local search (steepest ascent
+by single-letter flips of the set of a two-level column or of a lift vector, from the singletons, the
+prefixes of three letter orders and hundreds of random sets; the light-top family is not searched),
+and an upper bound U from a relaxation: under LDP the doubly nonnegative relaxation of the lifted
+staircases (:func:`ldp_sdp_bound`, nearly tight at the relaxed design's dual point
+:func:`ldp_dual_point`), under PML the McCormick relaxation of a box around the cross-section
+(:func:`relaxed_bound`), which is valid but not tight: such designs are not certified.
 """
 
 from __future__ import annotations
@@ -284,6 +286,8 @@ def pool_pricing(G, w, pool, *, keep: int, collect: float) -> np.ndarray:
 _STARTS = 500
 #: seed of the random starts (the pricing is deterministic)
 _SEED = 20261128
+#: sets whose flips :func:`local_pricing` evaluates at once (its tables hold sets x N^2 floats)
+_CHUNK = 256
 
 
 def _set_values(cone: Cone, G, w, s, wsum, A, oneB, B, inside):
@@ -347,9 +351,12 @@ def local_pricing(cone: Cone, G, w, *, keep: int, collect: float, starts: int = 
         fw = wsum[:, None] + sign * w
         fA = A[:, None] + sign * 2.0 * B + np.diag(G)
         f1 = (g1 @ mf)[:, None] + sign * g1
-        fB = B[:, None, :] + sign[:, :, None] * G[None, :, :]  # K x N(j) x N(f)
-        fin = masks.T[:, None, :] ^ eye[None, :, :]
-        fv = _set_values(cone, G, w, fs, fw, fA, f1, fB, fin)
+        fv = np.empty_like(fs)
+        for lo in range(0, fs.shape[0], _CHUNK):  # K x N x N tables, in chunks of sets
+            c = slice(lo, lo + _CHUNK)
+            fB = B[c, None, :] + sign[c, :, None] * G[None, :, :]  # sets x N(j) x N(f)
+            fin = masks.T[c, None, :] ^ eye[None, :, :]
+            fv[c] = _set_values(cone, G, w, fs[c], fw[c], fA[c], f1[c], fB, fin)
         j = np.argmax(fv, axis=1)
         up = fv[np.arange(j.size), j] > vals + 1e-12 * (1.0 + np.abs(np.where(np.isfinite(vals), vals, 0.0)))
         if not up.any():
@@ -366,8 +373,7 @@ def local_pricing(cone: Cone, G, w, *, keep: int, collect: float, starts: int = 
     v = _phi(G, w, cols)
     idx = _top(np.where(v > collect, v, -np.inf), 4 * keep)
     cands = [(float(v[i]), "local", cols[:, i]) for i in idx]
-    res = _result(cone, cands, keep, math.inf, False, {"local_max": best_val})
-    return res
+    return _result(cone, cands, keep, math.inf, False, {"local_max": best_val})
 
 
 def relaxed_bound(cone: Cone, G, w) -> float:
@@ -408,7 +414,6 @@ def relaxed_bound(cone: Cone, G, w) -> float:
         return math.inf
     value = -float(res.fun)
     return value + 1e-7 * (1.0 + abs(value))  # HiGHS's feasibility tolerance, covered by a margin
-
 
 
 def ldp_sdp_bound(cone: Cone, G, w) -> float:
