@@ -306,6 +306,37 @@ def test_relaxed_dual_point_bounds_the_certified_optimum_closely(n, eps, seed):
     assert bound >= 0.98 * opt.value
 
 
+@pytest.mark.parametrize("n, eps, seed", [(13, 0.6, 41), (14, 1.8, 42)])
+def test_the_path_beyond_exact_pricing_brackets_the_certified_optimum(n, eps, seed, monkeypatch):
+    """The LDP path beyond the exhaustive pricing (relaxed design's dual point, local search), forced
+    at N = 13, 14 by lowering the limit, against the optimum the exhaustive pricing certifies:
+    its bound is at or below that optimum and its value at or above it, and both lie within 1 %."""
+    import leakage.design.frequency as freq
+
+    p = _dirichlet_prior(n, seed)
+    opt = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", tol=1e-9)
+    assert opt.certified
+    monkeypatch.setattr(freq, "EXHAUSTIVE_LIMIT", 10)
+    d = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", max_iterations=5)
+    assert d.stats["exact_pricing"] is False
+    assert d.bound <= opt.value + 1e-9 * (1 + opt.value) and opt.value <= d.value + 1e-9 * (1 + d.value)
+    assert d.value - d.bound <= 0.01 * d.value
+
+
+@pytest.mark.parametrize("n, eps, seed", [(20, 0.55, 51), (20, 1.95, 52), (24, 1.05, 53)])
+def test_ldp_beyond_exact_pricing_is_within_one_percent_of_its_bound(n, eps, seed):
+    """Beyond the exhaustive pricing (N = 20, 24; eps low, middle and high of [0.5, 2]) five
+    iterations from the relaxed design's dual point give an LDP design within 1 % of its certified
+    bound, at or below every LDP oracle's variance (computed apart from the library), and exactly
+    eps-LDP."""
+    p = _dirichlet_prior(n, seed)
+    d = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", max_iterations=5)
+    assert 0.0 < d.bound <= d.value and d.value - d.bound <= 0.01 * d.value
+    assert d.value <= min(_oracle_variances(n, eps, p).values()) * (1 + 1e-9)
+    assert d.value == pytest.approx(frequency_mse(d.channel, p), rel=1e-12)
+    assert ldp_epsilon(d.channel) <= eps + 1e-9
+
+
 @pytest.mark.parametrize("eps, seed", [(0.5, 7), (2.0, 8)])
 def test_pml_beyond_exact_pricing_leaves_the_oracles_behind(eps, seed):
     """PML on the ball at N = 20 (> EXHAUSTIVE_LIMIT: local pricing), seeded with the LDP design
