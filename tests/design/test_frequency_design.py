@@ -230,15 +230,17 @@ def test_never_worse_than_an_oracle_certified_sizes(n, eps, privacy):
 
 @pytest.mark.parametrize("eps, seed", [(0.5, 1)])
 def test_never_worse_than_an_oracle_at_n_42(eps, seed):
-    """One column-generation iteration (the master with the oracle blocks): at or below every
-    oracle's variance on a heavy-tailed Dirichlet draw, and an eps-LDP channel. At eps = 0.5, where
-    the design is closest to SS (docs/measurements/frequency-design: the ratio grows toward 1 as eps
-    falls); eps = 2 left out to keep the suite's margin under five minutes."""
+    """One column-generation iteration from the relaxed design's dual point: at or below every
+    oracle's variance on a heavy-tailed Dirichlet draw, an eps-LDP channel, and within 1 % of its
+    certified bound at N = 42. At eps = 0.5, where the design is closest to SS
+    (docs/measurements/frequency-design: the ratio grows toward 1 as eps falls); other eps are
+    tested at N = 20 and 24 (test_ldp_beyond_exact_pricing_is_within_one_percent_of_its_bound), to
+    keep the suite under five minutes."""
     n = 42
     p = _dirichlet_prior(n, seed)
     d = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", tol=1e-6, max_iterations=1)
     assert ldp_epsilon(d.channel) <= eps + 1e-9
-    assert 0 < d.bound <= d.value  # the semidefinite relaxation of the pricing (not certified within tol)
+    assert 0 < d.bound <= d.value and d.value - d.bound <= 0.01 * d.value  # the relaxed design's bound
     assert d.value == pytest.approx(frequency_mse(d.channel, p), rel=1e-12)
     for name, var in _oracle_variances(n, eps, p).items():
         assert d.value <= var, name
@@ -323,9 +325,10 @@ def test_the_path_beyond_exact_pricing_brackets_the_certified_optimum(n, eps, se
     assert d.value - d.bound <= 0.01 * d.value
 
 
-@pytest.mark.parametrize("n, eps, seed", [(20, 0.55, 51), (20, 1.95, 52), (24, 1.05, 53)])
+@pytest.mark.parametrize("n, eps, seed", [(20, 1.95, 52), (24, 1.05, 53)])
 def test_ldp_beyond_exact_pricing_is_within_one_percent_of_its_bound(n, eps, seed):
-    """Beyond the exhaustive pricing (N = 20, 24; eps low, middle and high of [0.5, 2]) five
+    """Beyond the exhaustive pricing (N = 20, 24; eps high and middle of [0.5, 2]; the low end at
+    N = 42 in test_never_worse_than_an_oracle_at_n_42) five
     iterations from the relaxed design's dual point give an LDP design within 1 % of its certified
     bound, at or below every LDP oracle's variance (computed apart from the library), and exactly
     eps-LDP."""
