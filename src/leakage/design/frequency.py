@@ -234,10 +234,10 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
     cols = cols / (p @ cols)[None, :]
     if pool is not None:
         pool = pool / (p @ pool)[None, :]
-    # the oracle blocks are LDP channels averaged over their subsets: in a PML cone beyond the exact
-    # pricing they hold the master at a dual point where the local search's columns do not improve
-    # it (docs/frequency-estimation.md); the seeds of design_frequency keep the result at or below
-    # the oracles there
+    # the oracle blocks are LDP channels averaged over their subsets: beyond the exact pricing (PML
+    # and LDP alike) they hold the master at a dual point where the local search's columns do not
+    # improve it (docs/frequency-estimation.md); the seeds of design_frequency keep the result at or
+    # below the oracles there
     blocks = oracle_blocks(p, cone.eps) if exact else None
     best_bound, iters, generated = 0.0, 0, 0
     if cone.kind == "ldp" and not exact:
