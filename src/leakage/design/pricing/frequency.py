@@ -109,16 +109,30 @@ class _Family:
         self.name, self.values, self.build, self.scale = name, values, build, scale
 
 
-def _two_level(cone: Cone, t: SubsetTables, G, w):
-    p, E = cone.prior, cone.E
-    s = t.mass[1:-1]
+def _two_level_levels(cone: Cone, s):
+    """(m, d) of the two-level column m 1 + d 1_S of a set of mass s (arrays): d = min((e^eps - 1) /
+    (1 - s + b e^eps), 1/s) with b = s under LDP, min(beta/2, s) on the ball; m = 1 - s d (P.r = 1)."""
+    E = cone.E
     b = s if cone.kind == "ldp" else np.minimum(cone.half, s)
     with np.errstate(divide="ignore"):
         d = np.minimum((E - 1.0) / (1.0 - s + b * E), 1.0 / s)
-    m = 1.0 - s * d
-    a_all, w_all = t.A[-1], t.wsum[-1]
-    quad = m * m * a_all + 2.0 * m * d * t.one_B[1:-1] + d * d * t.A[1:-1]
-    lin = m * w_all + d * t.wsum[1:-1]
+    return 1.0 - s * d, d
+
+
+def _two_level_phi(m, d, a_all, one_b, a, w_all, wsum):
+    """phi of m 1 + d 1_S as (quadratic, linear) parts, from A(all), 1^T G 1_S, A(S), w(all), w(S)."""
+    return m * m * a_all + 2.0 * m * d * one_b + d * d * a, m * w_all + d * wsum
+
+
+def _lift_phi(cap, x, a, b, g_diag, wsum, w):
+    """phi of the lift vector cap 1_T + x_f e_f as (quadratic, linear) parts, over the last axis f,
+    from A(T), B(T) = G 1_T (last axis f), diag G, w(T) and w."""
+    return cap * cap * a[..., None] + 2.0 * cap * x * b + x * x * g_diag, cap * wsum[..., None] + x * w
+
+
+def _two_level(cone: Cone, t: SubsetTables, G, w):
+    m, d = _two_level_levels(cone, t.mass[1:-1])
+    quad, lin = _two_level_phi(m, d, t.A[-1], t.one_B[1:-1], t.A[1:-1], t.wsum[-1], t.wsum[1:-1])
     vals = quad + lin
 
     def build(i):
@@ -136,8 +150,7 @@ def _lift(cone: Cone, t: SubsetTables, G, w, cap, name):
     has = ((np.arange(size)[:, None] >> np.arange(n)[None, :]) & 1).astype(bool)
     ok = ~has & (x >= -1e-12) & (x <= cap * (1.0 + 1e-12))
     x = np.clip(x, 0.0, cap)
-    quad = cap * cap * t.A[:, None] + 2.0 * cap * x * t.B + x * x * np.diag(G)[None, :]
-    lin = cap * t.wsum[:, None] + x * w[None, :]
+    quad, lin = _lift_phi(cap, x, t.A, t.B, np.diag(G), t.wsum, w)
     vals = np.where(ok, quad + lin, -np.inf)
 
     def build(i):
@@ -245,10 +258,9 @@ def _members(cone: Cone, masks: np.ndarray):
     s = p @ masks
     inner = (s > 0) & (s < 1.0 - 1e-15)
     if cone.kind != "box":
-        mk, sk = masks[:, inner], s[inner]
-        b = sk if cone.kind == "ldp" else np.minimum(cone.half, sk)
-        d = np.minimum((E - 1.0) / (1.0 - sk + b * E), 1.0 / sk)
-        out.append((1.0 - sk * d)[None, :] + d[None, :] * mk)
+        mk = masks[:, inner]
+        m, d = _two_level_levels(cone, s[inner])
+        out.append(m[None, :] + d[None, :] * mk)
         owner.append(np.flatnonzero(inner))
         if cone.kind == "ball":
             out.append(np.ones((n, 1)))
@@ -257,7 +269,7 @@ def _members(cone: Cone, masks: np.ndarray):
     if cap >= 1.0:
         ok = cap * s <= 1.0
         mk, sk = masks[:, ok], s[ok]
-        x = (1.0 - cap * sk)[None, :] / p[:, None]  # x[f, t]
+        x = lift_level(p[:, None], cap, sk[None, :])  # x[f, t]
         good = (~mk) & (x <= cap * (1.0 + 1e-12))
         t_idx, f_idx = np.nonzero(good.T)
         cols = cap * mk[:, t_idx].astype(float)
@@ -295,23 +307,19 @@ def _set_values(cone: Cone, G, w, s, wsum, A, oneB, B, inside):
     :func:`_members` but the all-ones column): from each set's mass ``s``, w(S), A(S) = 1_S^T G 1_S,
     1^T G 1_S and B = G 1_S (shape (..., N)) and its membership ``inside`` (..., N), as the exhaustive
     pricing's families compute them (module docstring); -inf for a set with no member."""
-    p, E = cone.prior, cone.E
     best = np.full(s.shape, -np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
         if cone.kind != "box":
             ok = (s > 0) & (s < 1.0 - 1e-15)
-            b = s if cone.kind == "ldp" else np.minimum(cone.half, s)
-            d = np.minimum((E - 1.0) / (1.0 - s + b * E), 1.0 / s)
-            m = 1.0 - s * d
-            two = m * m * float(G.sum()) + 2.0 * m * d * oneB + d * d * A + m * float(w.sum()) + d * wsum
-            best = np.where(ok, two, best)
-        cap = E if cone.kind == "box" else cone.top
+            m, d = _two_level_levels(cone, s)
+            quad, lin = _two_level_phi(m, d, float(G.sum()), oneB, A, float(w.sum()), wsum)
+            best = np.where(ok, quad + lin, best)
+        cap = cone.E if cone.kind == "box" else cone.top
         if cap >= 1.0:
-            x = (1.0 - cap * s)[..., None] / p
+            x = lift_level(cone.prior, cap, s[..., None])
             ok = ~inside & (x >= 0.0) & (x <= cap * (1.0 + 1e-12))
-            x = np.clip(x, 0.0, cap)
-            lift = (cap * cap * A + cap * wsum)[..., None] + 2.0 * cap * x * B + x * x * np.diag(G) + x * w
-            best = np.maximum(best, np.max(np.where(ok, lift, -np.inf), axis=-1))
+            quad, lin = _lift_phi(cap, np.clip(x, 0.0, cap), A, B, np.diag(G), wsum, w)
+            best = np.maximum(best, np.max(np.where(ok, quad + lin, -np.inf), axis=-1))
     return best
 
 
@@ -470,7 +478,7 @@ def ldp_dual_point(cone: Cone) -> tuple[np.ndarray, np.ndarray] | None:
     dual slack y u u^T + (multipliers) - B^T w u^T (sym.) - N - B^T Z Z^T B is PSD, which is (Schur
     complement) the linear matrix inequality [[slack + B^T Z Z^T B, B^T Z], [Z B, I]] >= 0. One
     program in (Z, w, y, multipliers) with a (2N+1)-square LMI (SCS [odonoghue2016], a first-order
-method: at N = 74 it takes about a second where the interior point takes minutes): the Lagrange dual of the
+method: at N = 74 far faster than an interior point, docs/frequency-estimation.md): the Lagrange dual of the
     A-optimal design [sagnol2011] over the relaxed rays, so its value does not depend on which
     columns a master holds (the master's own (Z, w) is not unique in w when an oracle block carries
     the weight, and a block satisfies its subsets' constraints only on average). Returns the
