@@ -21,10 +21,9 @@ U on that maximum gives the certified lower bound
     min over all channels of tr J^-1  >=  2 tr Z + sum_x w_x - U
 
 (weak duality, :mod:`~leakage.design.frequency_master`), so the bound of the result is exact when
-the pricing is (N <= ``EXHAUSTIVE_LIMIT``); beyond, under LDP, a semidefinite relaxation bounds the
-pricing (:func:`~leakage.design.pricing.frequency.ldp_sdp_bound`), evaluated at the best dual point
-of the relaxed design (:func:`~leakage.design.pricing.frequency.ldp_dual_point`) as well as at the
-master's. The loop starts from the columns of eps-LDP randomized response (a staircase per letter:
+the pricing is (N <= ``EXHAUSTIVE_LIMIT``); beyond, in every cone, semidefinite relaxations of the
+vertex families bound the pricing, at the best dual point of the relaxed design, with a certificate
+(:func:`~leakage.design.pricing.lifted.relaxed_dual`; under PML looser than under LDP). The loop starts from the columns of eps-LDP randomized response (a staircase per letter:
 feasible in every cone, linearly independent), the all-ones column, the warm-start columns (a warm
 channel of many outputs is a pool the pricing draws from instead); with exact pricing, subset
 selection of every size as whole channels (:func:`oracle_blocks`: the master is never worse than an
@@ -53,12 +52,10 @@ from leakage.design.result import OptimalDesign, identity_private, verify_channe
 from leakage.design.pricing.frequency import (
     EXHAUSTIVE_LIMIT,
     exhaustive_pricing,
-    ldp_dual_point,
-    ldp_sdp_bound,
     local_pricing,
     pool_pricing,
-    relaxed_bound,
 )
+from leakage.design.pricing.lifted import relaxed_dual
 from leakage.design.vertices import channel_columns, enumerate_vertices, staircase_columns
 from leakage.estimation.frequency import frequency_mse
 from leakage.mechanisms.frequency_oracles import FrequencyOracle, subset_fisher_informations
@@ -240,17 +237,19 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
     # below the oracles there
     blocks = oracle_blocks(p, cone.eps) if exact else None
     best_bound, iters, generated = 0.0, 0, 0
-    if cone.kind == "ldp" and not exact:
-        # the best dual point of the relaxed design: its bound, and the columns of nearly the
-        # largest phi there, which an optimal design mixes when the relaxation is tight, start the
-        # master (from the oracles' or the staircases' columns the master crawls)
-        dual = ldp_dual_point(cone)
-        if dual is not None:
-            Zr, wr = dual
-            Gr = Zr @ Zr.T
-            base_r = 2.0 * float(np.trace(Zr)) + float(wr.sum()) - 1.0
-            best_bound = max(0.0, base_r - ldp_sdp_bound(cone, Gr, wr))
-            lead = local_pricing(cone, Gr, wr, keep=n * (n + 3), collect=-math.inf, starts=_LEAD_STARTS)
+    if not exact:
+        # the best dual point of the relaxed design gives the certified bound; under LDP the columns
+        # of nearly the largest phi there, which an optimal design mixes when the relaxation is
+        # tight, start the master (from the oracles' or the staircases' columns the master crawls;
+        # under PML thousands of columns tie there and the best of them do not form a good design,
+        # docs/frequency-estimation.md)
+        rd = relaxed_dual(cone)
+        if rd is not None:
+            best_bound = max(0.0, rd.bound)
+        if rd is not None and cone.kind == "ldp":
+            Gr = rd.Z @ rd.Z.T
+            base_r = rd.bound + rd.pricing
+            lead = local_pricing(cone, Gr, rd.w, keep=n * (n + 3), collect=-math.inf, starts=_LEAD_STARTS)
             # phi is measured against the objective: within _NEAR (1 + value) of the largest
             near = lead.columns[:, lead.values >= lead.stats["local_max"] - _NEAR * (1.0 + abs(base_r))]
             cols = np.concatenate([cols, near / (p @ near)[None, :]], axis=1)
@@ -310,13 +309,7 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         cols = np.concatenate([cols[:, kept], new], axis=1)
         generated += new.shape[1]
     if not exact and value - best_bound > scale:
-        # the local search found nothing more: bound the pricing by the relaxation at the last duals
-        if cone.kind == "ldp":
-            # (the relaxed design's dual point gave its bound before the loop)
-            rb = ldp_sdp_bound(cone, G, w)
-        else:
-            rb = relaxed_bound(cone, G, w)
-        best_bound = max(best_bound, base - rb)
+        # the bound is the relaxed design's (no dual point gives the relaxation a better one)
         limited_by = "relaxation (N > exhaustive pricing limit)"
     t, sup = assemble(cols, theta)
     stats = {"exact_pricing": exact, "pricing": pr.stats, "history": history}

@@ -28,21 +28,18 @@ O(2^N N (N + #T1)) time and O(2^N N) memory per call.
 
 Beyond ``EXHAUSTIVE_LIMIT`` (``local_pricing``): improving columns by local search (steepest ascent
 by single-letter flips of the set of a two-level column or of a lift vector, from the singletons, the
-prefixes of three letter orders and hundreds of random sets; the light-top family is not searched),
-and an upper bound U from a relaxation: under LDP the doubly nonnegative relaxation of the lifted
-staircases (:func:`ldp_sdp_bound`, nearly tight at the relaxed design's dual point
-:func:`ldp_dual_point`), under PML the McCormick relaxation of a box around the cross-section
-(:func:`relaxed_bound`), which is valid but not tight: such designs are not certified.
+prefixes of three letter orders and hundreds of random sets; on the ball also by single-letter
+changes of role in the light-top columns, :func:`_light_top_search`). The upper bound U there comes
+from the doubly nonnegative relaxations of every family (:mod:`leakage.design.pricing.lifted`),
+evaluated at the relaxed design's dual point.
 """
 
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass, field
 
 import numpy as np
-import scipy.sparse as sp
 
 from leakage.design.cone import Cone
 from leakage.design.vertices import lift_level
@@ -169,23 +166,29 @@ def light_sets(cone: Cone, t: SubsetTables) -> np.ndarray:
     return idx[((idx & ~light) == 0) & (t.mass[1:] < cone.half)]
 
 
+def _light_top_phi(cone: Cone, s, p1, a_s, a_t, cross, w_s, w_t):
+    """phi of the light-top column c (1_S + (k - 1) 1_T1), k = e^eps (P(S) - beta/2),
+    c = 1 / (k P(T1) + P(S) - P(T1)) (:func:`leakage.design.vertices.light_top_column`), as
+    (quadratic, linear, k, c), from P(S), P(T1), A(S), A(T1), 1_T1^T G 1_S, w(S), w(T1) (arrays)."""
+    k = cone.E * (s - cone.half)
+    km1 = k - 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):  # c infinite only off the family (masked by callers)
+        c = 1.0 / (k * p1 + s - p1)
+        return c * c * (a_s + 2.0 * km1 * cross + km1 * km1 * a_t), c * (w_s + km1 * w_t), k, c
+
+
 def _light_top(cone: Cone, t: SubsetTables, G, w):
-    n, E, half = cone.n, cone.E, cone.half
+    n = cone.n
     t1s = light_sets(cone, t)
     size = 1 << n
     if t1s.size == 0:
         return None
     sidx = np.arange(size)
-    sig = t.mass[:, None]
-    p1 = t.mass[t1s][None, :]
-    k = E * (sig - half)
-    c = 1.0 / (k * p1 + sig - p1)
     t1bits = ((t1s[:, None] >> np.arange(n)[None, :]) & 1).astype(float)  # #T1 x N
     cross = t.B @ t1bits.T  # 1_T1 . G 1_S
+    quad, lin, k, c = _light_top_phi(cone, t.mass[:, None], t.mass[t1s][None, :], t.A[:, None], t.A[t1s][None, :],
+                                     cross, t.wsum[:, None], t.wsum[t1s][None, :])
     ok = ((sidx[:, None] & t1s[None, :]) == t1s[None, :]) & (k >= 1.0) & (sidx[:, None] != size - 1)
-    km1 = k - 1.0
-    quad = c * c * (t.A[:, None] + 2.0 * km1 * cross + km1 * km1 * t.A[t1s][None, :])
-    lin = c * (t.wsum[:, None] + km1 * t.wsum[t1s][None, :])
     vals = np.where(ok, quad + lin, -np.inf)
 
     def build(i):
@@ -323,6 +326,67 @@ def _set_values(cone: Cone, G, w, s, wsum, A, oneB, B, inside):
     return best
 
 
+def _light_top_search(cone: Cone, G, w, seeds: np.ndarray, starts: int, rng, limit: int) -> list:
+    """Steepest ascent over the light-top columns (:func:`_light_top_phi`): a state gives each letter
+    0 (off S), 1 (in S, not T1) or 2 (in T1, letters lighter than beta/2 only); a move changes one
+    letter's state, which changes the tables of S and T1 by one row of G (A(S + sigma e_j) =
+    A(S) + 2 sigma B(S)_j + |sigma| G_jj, 1_T1^T G 1_S likewise), so a round costs O(K N) after the
+    O(K N^2) tables. From the ``seeds`` (N x K sets, T1 empty) and ``starts`` random states, each
+    until no move improves (at most 2N rounds). Returns the columns of the ``limit`` best states visited."""
+    p, n, half = cone.prior, cone.n, cone.half
+    light = p < half
+    g_diag = np.diag(G)
+    sets = np.concatenate([seeds.T, rng.random((starts, n)) < rng.integers(1, n, starts)[:, None] / n])
+    top = sets & light[None, :] & (rng.random(sets.shape) < 0.3)
+    states = np.unique(sets.astype(np.int8) + top.astype(np.int8), axis=0)  # K x N
+
+    def value(s, p1, a_s, a_t, cross, w_s, w_t):
+        quad, lin, k, _ = _light_top_phi(cone, s, p1, a_s, a_t, cross, w_s, w_t)
+        ok = (p1 < half) & (k >= 1.0) & (s < 1.0 - 1e-15)
+        return np.where(ok, quad + lin, -np.inf)
+
+    seen = {}
+    for _ in range(2 * n):
+        S, T = (states >= 1).astype(float), (states == 2).astype(float)
+        s, p1, w_s, w_t = S @ p, T @ p, S @ w, T @ w
+        bs, bt = S @ G, T @ G  # K x N: G 1_S, G 1_T1
+        a_s, a_t, cross = np.einsum("kn,kn->k", bs, S), np.einsum("kn,kn->k", bt, T), np.einsum("kn,kn->k", bs, T)
+        vals = value(s, p1, a_s, a_t, cross, w_s, w_t)
+        for i in np.flatnonzero(np.isfinite(vals)):
+            seen.setdefault(states[i].tobytes(), float(vals[i]))
+        best_val, best_move = vals.copy(), np.full((states.shape[0], 2), -1)
+        with np.errstate(invalid="ignore"):
+            for target in (0, 1, 2):
+                sig = (target >= 1) - S  # K x N: S gains (+1) or loses (-1) letter j
+                tau = (target == 2) - T
+                allowed = (states != target) & (light[None, :] | (target != 2))
+                fv = value(s[:, None] + sig * p, p1[:, None] + tau * p, a_s[:, None] + 2.0 * sig * bs + np.abs(sig) * g_diag,
+                           a_t[:, None] + 2.0 * tau * bt + np.abs(tau) * g_diag,
+                           cross[:, None] + tau * bs + sig * bt + tau * sig * g_diag,
+                           w_s[:, None] + sig * w, w_t[:, None] + tau * w)
+                fv = np.where(allowed, fv, -np.inf)
+                j = np.argmax(fv, axis=1)
+                v = fv[np.arange(j.size), j]
+                better = v > best_val + 1e-12 * (1.0 + np.abs(np.where(np.isfinite(best_val), best_val, 0.0)))
+                best_val = np.where(better, v, best_val)
+                best_move[better] = np.stack([j[better], np.full(better.sum(), target)], axis=1)
+        up = best_move[:, 0] >= 0
+        if not up.any():
+            break
+        states = states[up]
+        states[np.arange(states.shape[0]), best_move[up, 0]] = best_move[up, 1]
+        states = np.unique(states, axis=0)
+    out = []
+    for key, _ in sorted(seen.items(), key=lambda e: -e[1])[:limit]:
+        st = np.frombuffer(key, dtype=np.int8)
+        S, T = st >= 1, st == 2
+        quad, lin, k, c = _light_top_phi(cone, p[S].sum(), p[T].sum(), 0.0, 0.0, 0.0, 0.0, 0.0)
+        col = c * S.astype(float)
+        col[T] *= k
+        out.append(col)
+    return out
+
+
 def local_pricing(cone: Cone, G, w, *, keep: int, collect: float, starts: int = _STARTS) -> QuadraticPricing:
     """Improving columns without a bound (N > ``EXHAUSTIVE_LIMIT``): steepest ascent over the sets
     that define the two-level and lift columns (a set is worth its best member, :func:`_set_values`),
@@ -378,148 +442,14 @@ def local_pricing(cone: Cone, G, w, *, keep: int, collect: float, starts: int = 
         return QuadraticPricing(math.inf, np.zeros((n, 0)), np.zeros(0), False, {"local_max": best_val})
     top = np.array([np.frombuffer(k, dtype=bool) for k, _ in best]).T
     cols, _ = _members(cone, top)
+    if cone.kind == "ball" and np.any(p < cone.half):
+        lt = _light_top_search(cone, G, w, top[:, :starts], starts, rng, 4 * keep)
+        if lt:
+            cols = np.concatenate([cols, np.array(lt).T], axis=1)
     v = _phi(G, w, cols)
     idx = _top(np.where(v > collect, v, -np.inf), 4 * keep)
     cands = [(float(v[i]), "local", cols[:, i]) for i in idx]
     return _result(cone, cands, keep, math.inf, False, {"local_max": best_val})
-
-
-def relaxed_bound(cone: Cone, G, w) -> float:
-    """An upper bound on max phi over the cross-section (any N), by the reformulation-linearisation
-    LP (McCormick envelopes [mccormick1976]) of the quadratic over the relaxation
-    {0 <= r <= e^eps, P.r = 1} of the cross-section (max_x r_x <= e^eps g(r) <= e^eps P.r): W_xy
-    stands for r_x r_y with the McCormick envelopes on [0, e^eps]^2 and sum_y P_y W_xy = r_x
-    (P.r = 1 times r_x); HiGHS, then a margin for the LP's tolerance. Valid up to that margin, not
-    tight: the design is then not certified. One LP with N^2 + N
-    variables and about 4 N^2 rows."""
-    from scipy.optimize import linprog
-
-    p, n, E = cone.prior, cone.n, cone.E
-    G = np.asarray(G, dtype=float)
-    nw = n * n
-    xi, yi = np.divmod(np.arange(nw), n)
-    rows, cols, vals, rhs = [], [], [], []
-    r = 0
-    for a, b, cw, cr, cs, c0 in (  # cw W_xy + cr r_x + cs r_y <= c0
-            (xi, yi, 1.0, 0.0, -E, 0.0), (xi, yi, 1.0, -E, 0.0, 0.0), (xi, yi, -1.0, E, E, E * E)):
-        k = np.arange(nw) + r
-        rows += [k, k, k]
-        cols += [np.arange(nw), nw + a, nw + b]
-        vals += [np.full(nw, cw), np.full(nw, cr), np.full(nw, cs)]
-        rhs.append(np.full(nw, c0))
-        r += nw
-    a_ub = sp.coo_matrix((np.concatenate(vals), (np.concatenate(rows), np.concatenate(cols))), shape=(r, nw + n))
-    eq_rows = np.concatenate([xi, np.arange(n)])  # sum_y p_y W_xy - r_x = 0
-    eq_cols = np.concatenate([np.arange(nw), nw + np.arange(n)])
-    eq_vals = np.concatenate([p[yi], -np.ones(n)])
-    a_eq = sp.vstack([sp.coo_matrix((eq_vals, (eq_rows, eq_cols)), shape=(n, nw + n)),
-                      sp.coo_matrix((p, (np.zeros(n, dtype=int), nw + np.arange(n))), shape=(1, nw + n))])
-    b_eq = np.concatenate([np.zeros(n), [1.0]])
-    c = -np.concatenate([G.ravel(), np.asarray(w, dtype=float)])
-    res = linprog(c, A_ub=a_ub.tocsr(), b_ub=np.concatenate(rhs), A_eq=a_eq.tocsr(), b_eq=b_eq,
-                  bounds=[(0.0, E * E)] * nw + [(0.0, E)] * n, method="highs")
-    if res.status != 0:
-        return math.inf
-    value = -float(res.fun)
-    return value + 1e-7 * (1.0 + abs(value))  # HiGHS's feasibility tolerance, covered by a margin
-
-
-def ldp_sdp_bound(cone: Cone, G, w) -> float:
-    """An upper bound on max phi(r) = r^T G r + w.r over the eps-LDP staircase columns
-    r = (1 + a 1_S) / (1 + a P(S)) (a = e^eps - 1; any N), by the doubly nonnegative relaxation of
-    the lifted problem: v = (c, z) with z = c 1_S, c = 1 / (1 + a P(S)), so r = B v with
-    B = [1 | a I], u.v = 1 for u = (1, a P), and phi = v^T Q v with
-    Q = B^T G B + (B^T w u^T + u w^T B) / 2 (the linear term times u.v = 1). The matrix X = v v^T is
-    positive semidefinite and entrywise non-negative, u^T X u = 1, X_xx = X_0x (z_x^2 = c z_x) and
-    X_xy <= X_0x <= X_00 (z_x z_y <= c z_x, z_x <= c): max tr(Q X) over those X bounds phi
-    (the lifting of the issue's pointer, with the RLT inequalities of [mccormick1976]). Clarabel (interior point),
-    then a relative margin for its tolerance. One (N+1) x (N+1) semidefinite program; inf when the
-    solver fails."""
-    import cvxpy as cp
-
-    p, n = cone.prior, cone.n
-    a = cone.E - 1.0
-    G = np.asarray(G, dtype=float)
-    w = np.asarray(w, dtype=float)
-    b = np.concatenate([np.ones((n, 1)), a * np.eye(n)], axis=1)
-    u = np.concatenate([[1.0], a * p])
-    lin = b.T @ w
-    q = b.T @ G @ b + (np.outer(lin, u) + np.outer(u, lin)) / 2.0
-    q = (q + q.T) / 2.0
-    scale = max(float(np.abs(q).max()), 1e-300)
-    x = cp.Variable((n + 1, n + 1), symmetric=True)
-    cons = [x >> 0, x >= 0, u @ x @ u == 1.0, cp.diag(x)[1:] == x[0, 1:], x[0, 1:] <= x[0, 0],
-            x[1:, 1:] <= cp.reshape(x[0, 1:], (n, 1), order="F") @ np.ones((1, n))]
-    prob = cp.Problem(cp.Maximize(cp.trace((q / scale) @ x)), cons)
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # an inaccurate status is handled below (wider margin)
-            prob.solve(solver=cp.CLARABEL)
-    except (cp.error.SolverError, ValueError):
-        return math.inf
-    if prob.status not in ("optimal", "optimal_inaccurate") or prob.value is None:
-        return math.inf
-    value = float(prob.value) * scale
-    margin = (1e-6 if prob.status == "optimal" else 1e-3) * (1.0 + abs(value))
-    return value + margin
-
-
-#: accuracy and iteration cap of the first-order solve of :func:`ldp_dual_point` (a candidate only)
-_DUAL_ACCURACY = 1e-6
-_DUAL_STEPS = 20000
-
-
-def ldp_dual_point(cone: Cone) -> tuple[np.ndarray, np.ndarray] | None:
-    """The dual point (Z, w) of the relaxed LDP design: the best bound
-    2 tr Z + sum(w) - 1 - U(Z, w) of the master's duality (:mod:`~leakage.design.frequency_master`)
-    when U is the relaxation of :func:`ldp_sdp_bound`, over every Z and w at once. U is the value
-    of a semidefinite program, so by its Lagrange dual (y for u^T X u = 1, mu for X_xx = X_0x, nu
-    for X_0x <= X_00 and X_xy <= X_0x, a non-negative N for X >= 0) U(Z, w) <= y exactly when the
-    dual slack y u u^T + (multipliers) - B^T w u^T (sym.) - N - B^T Z Z^T B is PSD, which is (Schur
-    complement) the linear matrix inequality [[slack + B^T Z Z^T B, B^T Z], [Z B, I]] >= 0. One
-    program in (Z, w, y, multipliers) with a (2N+1)-square LMI (SCS [odonoghue2016], a first-order
-method: at N = 74 far faster than an interior point, docs/frequency-estimation.md): the Lagrange dual of the
-    A-optimal design [sagnol2011] over the relaxed rays, so its value does not depend on which
-    columns a master holds (the master's own (Z, w) is not unique in w when an oracle block carries
-    the weight, and a block satisfies its subsets' constraints only on average). Returns the
-    solver's (Z, w), or None when it fails; the caller evaluates U at them with
-    :func:`ldp_sdp_bound`, so the bound does not rest on this solve's accuracy. O(N^6) per
-    interior-point step at worst (the LMI couples N(N+1)/2 entries of Z)."""
-    import cvxpy as cp
-
-    p, n = cone.prior, cone.n
-    a = cone.E - 1.0
-    b = np.concatenate([np.ones((n, 1)), a * np.eye(n)], axis=1)
-    u = np.concatenate([[1.0], a * p])
-    Z = cp.Variable((n, n), symmetric=True)
-    w = cp.Variable(n)
-    y = cp.Variable()
-    mu = cp.Variable(n)
-    nu1 = cp.Variable(n, nonneg=True)
-    nu2 = cp.Variable((n, n), nonneg=True)
-    nn = cp.Variable((n + 1, n + 1), symmetric=True)
-    e0 = np.zeros((n + 1, 1))
-    e0[0, 0] = 1.0
-    pad = np.concatenate([np.zeros((1, n)), np.eye(n)], axis=0)  # (n+1) x n: letter x -> index x + 1
-    row = cp.reshape(mu * -0.5 + nu1 * 0.5 - cp.sum(nu2, axis=1) * 0.5, (n, 1), order="F")  # the (0, x) entries
-    sym_row = e0 @ row.T @ pad.T + pad @ row @ e0.T
-    corner = -cp.sum(nu1) * (e0 @ e0.T)
-    inner = pad @ (cp.diag(mu) + (nu2 + nu2.T) / 2.0) @ pad.T
-    lin = cp.reshape(b.T @ w, (n + 1, 1), order="F")
-    slack = y * np.outer(u, u) + sym_row + corner + inner - (lin @ u[None, :] + u[:, None] @ lin.T) / 2.0 - nn
-    zb = Z @ b
-    lmi = cp.bmat([[slack, zb.T], [zb, np.eye(n)]])
-    prob = cp.Problem(cp.Maximize(2.0 * cp.trace(Z) + cp.sum(w) - y), [(lmi + lmi.T) / 2.0 >> 0, nn >= 0])
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # only a candidate: its bound is evaluated apart
-            prob.solve(solver=cp.SCS, eps_abs=_DUAL_ACCURACY, eps_rel=_DUAL_ACCURACY, max_iters=_DUAL_STEPS)
-    except (cp.error.SolverError, ValueError):
-        return None
-    if prob.status not in ("optimal", "optimal_inaccurate") or Z.value is None or w.value is None:
-        return None
-    zv = np.asarray(Z.value, dtype=float)
-    return (zv + zv.T) / 2.0, np.asarray(w.value, dtype=float)
 
 
 #: An implementation module of the design engine: its functions trust their inputs, which

@@ -1,0 +1,362 @@
+"""Relaxations of the frequency pricing beyond the exhaustive limit: each vertex family of the cone,
+lifted so that its columns are linear in a non-negative vector v, and v v^T relaxed to a doubly
+nonnegative matrix.
+
+The pricing maximises the convex quadratic phi(r) = r^T G r + w.r over the vertices of the cone's
+cross-section (:mod:`leakage.design.pricing.frequency`). Each family of those vertices is written
+as a :class:`Lifting`: its columns are r = B v for v >= 0 with
+
+* u.v = 1 (a normalisation; with it the linear term w.r is the quadratic (w.B v)(u.v));
+* linear equalities A^T v = 0 and inequalities M^T v >= 0;
+* quadratic equalities <Q_k, v v^T> = 0 (a variable that is 0 or another, z_x^2 = c z_x; two
+  variables never both non-zero; a level fixed by a product) and inequalities <R_l, v v^T> <= 0.
+
+Replacing v v^T by a matrix X that is positive semidefinite and entrywise non-negative, with
+u^T X u = 1, X A = 0 and X M >= 0 (the linear constraints times v >= 0, the reformulation-
+linearisation of [mccormick1976]) and the quadratic constraints linear in X, gives a semidefinite
+program whose value bounds phi over the family (:func:`relaxed_pricing_bound`).
+
+Its Lagrange dual bounds it too, for every choice of multipliers: U(Z, w) <= y when
+
+    y u u^T - sym(Lambda_A A^T) - sym(Lambda_M M^T) - sum mu_k Q_k + sum rho_l R_l - N
+        - sym(B^T w u^T) - B^T Z Z^T B   is positive semidefinite
+
+with Lambda_M, rho, N >= 0 (Lambda_A, mu free), which by a Schur complement is a linear matrix
+inequality in (Z, w, y, multipliers). So the best dual point of the relaxed *design*,
+max over (Z, w) of 2 tr Z + sum w - 1 - U(Z, w), is one semidefinite program
+(:func:`relaxed_dual_point`): the Lagrange dual of A-optimal design [sagnol2011] over the relaxed
+columns of every family at once.
+
+The families (:func:`liftings`; which columns each covers: :mod:`leakage.design.pricing.frequency`):
+
+* ``staircase`` (LDP, a = e^eps - 1): v = (c, z), z = c 1_S, c = 1 / (1 + a P(S)),
+  r = c 1 + a z, u = (1, a P);
+* ``light_staircase`` (ball, P(S) <= beta/2): the same with e^eps and P.z <= (beta/2) c;
+* ``heavy_two_level`` (ball, beta/2 <= P(S) <= beta/2 + e^-eps): v = (c, z), z = c 1_S,
+  c = 1 / (1 - P(S) + e^eps beta/2), r = (c (1 + e^eps beta/2) - e^eps P.z) 1 + (e^eps - 1) z;
+* ``box`` (known prior: cap e^eps; ball: cap H = e^eps / (1 + e^eps beta/2) when H >= 1): the lift
+  vectors of {0 <= r <= cap, P.r = 1}, v = (1, r), with the cut sum_x r_x (cap - r_x) <= cap^2 / 4
+  (one row of a lift vector is fractional); it holds the columns 1_S / P(S) (P(S) >= beta/2 +
+  e^-eps) and the all-ones column;
+* ``light_top`` (ball): c 1_S + (L - c) 1_T1 with L = k c, k = e^eps (P(S) - beta/2): v = (c, L, a,
+  b), a = c 1_{S \\ T1}, b = L 1_T1, r = a + b; P(S) = P.a / c + P.b / L makes the level a product,
+  L^2 = e^eps (L P.a + c P.b - (beta/2) c L), which is linear in X.
+
+The all-ones column is priced exactly beside them.
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+
+from leakage.design.cone import Cone
+
+
+@dataclass(frozen=True)
+class Lifting:
+    """One vertex family as r = B v, v >= 0 (module docstring): ``B`` N x d, ``u`` (d,), ``A`` d x I
+    (A^T v = 0), ``M`` d x J (M^T v >= 0), ``eq`` K x d^2 and ``le`` L x d^2 (rows: the
+    coefficients of <Q, X> over X's entries, row-major)."""
+
+    name: str
+    B: np.ndarray
+    u: np.ndarray
+    A: np.ndarray
+    M: np.ndarray
+    eq: sp.csr_matrix
+    le: sp.csr_matrix
+
+    @property
+    def dim(self) -> int:
+        return self.u.size
+
+
+def _rows(d: int, rows: list[list[tuple[int, int, float]]]) -> sp.csr_matrix:
+    """Sparse rows over the entries of a d x d matrix, each a list of (i, j, coefficient)."""
+    r, c, v = [], [], []
+    for k, row in enumerate(rows):
+        for i, j, a in row:
+            r.append(k)
+            c.append(i * d + j)
+            v.append(a)
+    return sp.csr_matrix((v, (r, c)), shape=(len(rows), d * d))
+
+
+def _unit(d: int, *pairs) -> np.ndarray:
+    """The vector sum of coef e_i over (i, coef) pairs, as a column (d x 1)."""
+    out = np.zeros((d, 1))
+    for i, a in pairs:
+        out[i, 0] += a
+    return out
+
+
+def _two_level_lifting(cone: Cone, name: str) -> Lifting:
+    """v = (c, z), z_x in {0, c}: the staircases (LDP; the ball's light sets) or the ball's heavy
+    two-level columns (module docstring)."""
+    p, n, E = cone.prior, cone.n, cone.E
+    d = n + 1
+    letters = np.arange(1, d)
+    M = [np.eye(d)[:, [0]] - np.eye(d)[:, [i]] for i in letters]  # z_x <= c
+    A = []
+    if name == "heavy_two_level":
+        top = 1.0 + cone.half * E
+        B = np.concatenate([np.full((n, 1), top), -E * np.outer(np.ones(n), p) + (E - 1.0) * np.eye(n)], axis=1)
+        u = np.concatenate([[top], -p])
+        M.append(np.concatenate([[-cone.half], p])[:, None])  # P(S) >= beta/2
+        M.append(np.concatenate([[top], -E * p])[:, None])  # the low level >= 0 (P(S) <= beta/2 + 1/E)
+    else:
+        B = np.concatenate([np.ones((n, 1)), (E - 1.0) * np.eye(n)], axis=1)
+        u = np.concatenate([[1.0], (E - 1.0) * p])
+        if name == "light_staircase":
+            M.append(np.concatenate([[cone.half], -p])[:, None])  # P(S) <= beta/2
+            A = [np.eye(d)[:, [1 + x]] for x in np.flatnonzero(p > cone.half)]
+    eq = _rows(d, [[(i, i, 1.0), (0, i, -1.0)] for i in letters])
+    A = np.concatenate(A, axis=1) if A else np.zeros((d, 0))
+    return Lifting(name, B, u, A, np.concatenate(M, axis=1), eq, _rows(d, []))
+
+
+def _box_lifting(cone: Cone, cap: float) -> Lifting:
+    """v = (1, r) over the lift vectors of {0 <= r <= cap, P.r = 1}, with the cut
+    sum_x r_x (cap - r_x) <= cap^2 / 4 (module docstring)."""
+    p, n = cone.prior, cone.n
+    d = n + 1
+    I = np.eye(d)
+    B = np.concatenate([np.zeros((n, 1)), np.eye(n)], axis=1)
+    A = np.concatenate([[-1.0], p])[:, None]  # P.r = 1
+    M = np.concatenate([cap * I[:, [0]] - I[:, [i]] for i in range(1, d)], axis=1)  # r_x <= cap
+    cut = [[(0, i, cap) for i in range(1, d)] + [(i, i, -1.0) for i in range(1, d)] + [(0, 0, -cap * cap / 4.0)]]
+    return Lifting("box", B, I[0], A, M, _rows(d, []), _rows(d, cut))
+
+
+def _light_top_lifting(cone: Cone) -> Lifting:
+    """v = (c, delta, z, y): the ball's three-level columns with a light top set, r = z + y with
+    z = c 1_S and y = delta 1_T1 (module docstring)."""
+    p, n, E, half = cone.prior, cone.n, cone.E, cone.half
+    d = 2 * n + 2
+    C, D = 0, 1
+    z = 2 + np.arange(n)
+    y = 2 + n + np.arange(n)
+    I = np.eye(d)
+    B = np.concatenate([np.zeros((n, 2)), np.eye(n), np.eye(n)], axis=1)
+    u = np.concatenate([[0.0, 0.0], p, p])
+    heavy = np.flatnonzero(p >= half)
+    # the top level c + delta = e^eps (P(S) - beta/2) c: e^eps P.z = (1 + e^eps beta/2) c + delta
+    level = np.concatenate([[1.0 + E * half, 1.0], -E * p, np.zeros(n)])[:, None]
+    A = np.concatenate([I[:, y[heavy]], level], axis=1)
+    M = [(half * I[:, D] - np.concatenate([[0.0, 0.0], np.zeros(n), p]))[:, None]]  # P(T1) <= beta/2
+    M += [I[:, [C]] - I[:, [i]] for i in z] + [I[:, [D]] - I[:, [i]] for i in y]
+    eq = [[(i, i, 1.0), (C, i, -1.0)] for i in z] + [[(i, i, 1.0), (D, i, -1.0)] for i in y]
+    le = [[(C, j, 1.0), (D, i, -1.0)] for i, j in zip(z, y)]  # T1 within S: c y_x <= delta z_x
+    return Lifting("light_top", B, u, A, np.concatenate(M, axis=1), _rows(d, eq), _rows(d, le))
+
+
+def liftings(cone: Cone) -> list[Lifting]:
+    """The liftings whose columns cover every vertex of the cone's cross-section but the all-ones
+    column (module docstring)."""
+    if cone.kind == "ldp":
+        return [_two_level_lifting(cone, "staircase")]
+    if cone.kind == "box":
+        return [_box_lifting(cone, cone.E)]
+    out = [_two_level_lifting(cone, "light_staircase"), _two_level_lifting(cone, "heavy_two_level")]
+    if cone.top >= 1.0:
+        out.append(_box_lifting(cone, cone.top))
+    if np.any(cone.prior < cone.half):
+        out.append(_light_top_lifting(cone))
+    return out
+
+
+def _objective(lift: Lifting, G, w) -> np.ndarray:
+    """Q with phi(B v) = v^T Q v when u.v = 1."""
+    lin = lift.B.T @ w
+    q = lift.B.T @ G @ lift.B + (np.outer(lin, lift.u) + np.outer(lift.u, lin)) / 2.0
+    return (q + q.T) / 2.0
+
+
+def _slack(lift: Lifting, y, w, mult: dict, reshape):
+    """y u u^T - sym(B^T w u^T) minus the multipliers' terms (module docstring): the dual slack
+    without - B^T Z Z^T B, for cvxpy expressions or numpy arrays alike (``reshape`` of either)."""
+    d, u = lift.dim, lift.u
+    lin = reshape(lift.B.T @ w, (d, 1))
+    out = y * np.outer(u, u) - (lin @ u[None, :] + u[:, None] @ lin.T) / 2.0 - mult["nn"]
+    for key, mat in (("la", lift.A), ("lm", lift.M)):
+        if mat.shape[1]:
+            out = out - (mult[key] @ mat.T + mat @ mult[key].T) / 2.0
+    for key, rows, sign in (("mu", lift.eq, -1.0), ("rho", lift.le, 1.0)):
+        if rows.shape[0]:
+            m = reshape(rows.T @ mult[key], (d, d))
+            out = out + sign * (m + m.T) / 2.0
+    return out
+
+
+def _multipliers(lift: Lifting) -> dict:
+    import cvxpy as cp
+
+    d = lift.dim
+    mult = {"nn": cp.Variable((d, d), symmetric=True)}
+    if lift.A.shape[1]:
+        mult["la"] = cp.Variable((d, lift.A.shape[1]))
+    if lift.M.shape[1]:
+        mult["lm"] = cp.Variable((d, lift.M.shape[1]))
+    if lift.eq.shape[0]:
+        mult["mu"] = cp.Variable(lift.eq.shape[0])
+    if lift.le.shape[0]:
+        mult["rho"] = cp.Variable(lift.le.shape[0])
+    return mult
+
+
+#: sign-constrained multipliers (N >= 0, Lambda_M >= 0, rho >= 0)
+_NONNEG = ("nn", "lm", "rho")
+
+
+def _reach(lift: Lifting, q: np.ndarray) -> float:
+    """max |q.v| over the polytope of the lifting's linear constraints (v >= 0, u.v = 1, A^T v = 0,
+    M^T v >= 0), which holds every member: two linear programs (HiGHS); inf when either fails."""
+    from scipy.optimize import linprog
+
+    a_eq = np.concatenate([lift.u[None, :], lift.A.T])
+    b_eq = np.concatenate([[1.0], np.zeros(lift.A.shape[1])])
+    a_ub = -lift.M.T if lift.M.shape[1] else None
+    b_ub = np.zeros(lift.M.shape[1]) if lift.M.shape[1] else None
+    out = 0.0
+    for sign in (1.0, -1.0):
+        res = linprog(-sign * q, A_ub=a_ub, b_ub=b_ub, A_eq=a_eq, b_eq=b_eq, bounds=(0, None), method="highs")
+        if res.status != 0:
+            return math.inf
+        out = max(out, abs(float(res.fun)))
+    return out * (1.0 + 1e-7) + 1e-9  # HiGHS's feasibility tolerance, covered by a margin
+
+
+def _certified(lift: Lifting, y: float, Z, w, values: dict) -> float:
+    """A true upper bound on max phi over the lifting's members from (approximate) multipliers:
+    the sign-constrained ones clipped at 0 and S the exact slack (with - B^T Z Z^T B), so for a
+    member v, phi(B v) <= y - v^T S v <= y + sum over the negative eigenvalues lambda_i of S of
+    |lambda_i| (q_i.v)^2, each (q_i.v)^2 bounded over the polytope of the linear constraints
+    (:func:`_reach`); with an exact dual solution S is PSD and the bound is y."""
+    mult = {k: (np.maximum(v, 0.0) if k in _NONNEG else v) for k, v in values.items()}
+    zb = Z.T @ lift.B  # B^T G B = zb^T zb with G = Z Z^T
+    S = _slack(lift, y, w, mult, np.reshape) - zb.T @ zb
+    lam, vec = np.linalg.eigh((S + S.T) / 2.0)
+    lam = lam - 1e-12 * float(np.abs(S).sum())  # the eigenvalues' floating-point error
+    extra = sum(-lam[i] * _reach(lift, vec[:, i]) ** 2 for i in np.flatnonzero(lam < 0.0))
+    return y + float(extra)
+
+
+@dataclass(frozen=True)
+class RelaxedDual:
+    """A dual point (Z, w) and a certified upper bound ``pricing`` on max phi there over every
+    column of the cone, so ``bound`` = 2 tr Z + sum w - 1 - pricing is a lower bound on the least
+    tr J^-1 - 1; ``families``: each lifting's certified bound."""
+
+    Z: np.ndarray
+    w: np.ndarray
+    pricing: float
+    families: dict
+
+    @property
+    def bound(self) -> float:
+        return 2.0 * float(np.trace(self.Z)) + float(self.w.sum()) - 1.0 - self.pricing
+
+
+#: accuracy of the first-order solve of :func:`relaxed_dual` and its iteration cap, under LDP (one
+#: lifting) and on the ball (four, which converge far more slowly: the certificate and the
+#: recertification keep the bound, docs/frequency-estimation.md); the bound is certified apart
+_DUAL_ACCURACY = 1e-6
+_DUAL_STEPS = {"ldp": 20000, "ball": 3000, "box": 3000}
+
+
+def _solve(prob, **opts) -> bool:
+    """Solve a cvxpy problem; False when the solver fails or ends neither optimal nor nearly so."""
+    import cvxpy as cp
+
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the bounds are certified apart (_certified)
+            prob.solve(**opts)
+    except (cp.error.SolverError, ValueError):
+        return False
+    return prob.status in ("optimal", "optimal_inaccurate")
+
+
+def family_bound(lift: Lifting, Z, w) -> float:
+    """A certified upper bound on phi over one lifting's members at the dual point (Z, w): the dual
+    program of its relaxation at that point (least y with the slack minus B^T Z Z^T B PSD) by
+    Clarabel (an interior point: its slack lies well inside the cone), certified by
+    :func:`_certified`; inf when the solver fails."""
+    import cvxpy as cp
+
+    Z = np.asarray(Z, dtype=float)
+    w = np.asarray(w, dtype=float)
+    zb = Z.T @ lift.B
+    y = cp.Variable()
+    mult = _multipliers(lift)
+    slack = _slack(lift, y, w, mult, lambda e, shape: cp.reshape(e, shape, order="C")) - zb.T @ zb
+    cons = [mult[k] >= 0 for k in _NONNEG if k in mult] + [(slack + slack.T) / 2.0 >> 0]
+    prob = cp.Problem(cp.Minimize(y), cons)
+    if not _solve(prob, solver=cp.CLARABEL) or y.value is None:
+        return math.inf
+    return _certified(lift, float(y.value), Z, w, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
+
+
+def relaxed_bound(cone: Cone, Z, w) -> float:
+    """A certified upper bound on max phi over every column of the cone at the dual point (Z, w)
+    (any N): the largest of :func:`family_bound` over the liftings and phi of the all-ones column."""
+    Z = np.asarray(Z, dtype=float)
+    w = np.asarray(w, dtype=float)
+    ones = float(np.sum((Z.T @ np.ones(cone.n)) ** 2) + w.sum())
+    return max([ones] + [family_bound(lift, Z, w) for lift in liftings(cone)])
+
+
+#: a lifting whose certificate from the joint solve exceeds its y by more than this fraction of
+#: 1 + |y| is certified again by :func:`family_bound` at that point, when it is small (dimension <= N + 1)
+_RECERTIFY = 1e-4
+
+
+def relaxed_dual(cone: Cone) -> RelaxedDual | None:
+    """The best dual point of the relaxed design: max 2 tr Z + sum w - 1 - y over Z, w, y and every
+    lifting's multipliers at once, one linear matrix inequality per lifting (module docstring) and
+    |Z^T 1|^2 + w.1 <= y for the all-ones column, by SCS [odonoghue2016] (a first-order method:
+    far faster than an interior point at these sizes). Each lifting's bound is certified from the
+    solver's multipliers (:func:`_certified`), so it does not rest on the solve's accuracy; where
+    that loses more than ``_RECERTIFY`` and the lifting is small, :func:`family_bound` certifies it
+    again at the same point. None when the solver fails."""
+    import cvxpy as cp
+
+    n = cone.n
+    Z = cp.Variable((n, n), symmetric=True)
+    w = cp.Variable(n)
+    y = cp.Variable()
+    cons = [cp.sum_squares(Z @ np.ones(n)) + cp.sum(w) <= y]
+    lifts = liftings(cone)
+    mults = []
+    for lift in lifts:
+        mult = _multipliers(lift)
+        mults.append(mult)
+        cons += [mult[k] >= 0 for k in _NONNEG if k in mult]
+        slack = _slack(lift, y, w, mult, lambda e, shape: cp.reshape(e, shape, order="C"))
+        zb = Z @ lift.B
+        lmi = cp.bmat([[slack, zb.T], [zb, np.eye(n)]])
+        cons.append((lmi + lmi.T) / 2.0 >> 0)
+    prob = cp.Problem(cp.Maximize(2.0 * cp.trace(Z) + cp.sum(w) - y), cons)
+    if not _solve(prob, solver=cp.SCS, eps_abs=_DUAL_ACCURACY, eps_rel=_DUAL_ACCURACY, max_iters=_DUAL_STEPS[cone.kind]) \
+            or y.value is None or Z.value is None:
+        return None
+    Zv = (np.asarray(Z.value, dtype=float) + np.asarray(Z.value, dtype=float).T) / 2.0
+    wv, yv = np.asarray(w.value, dtype=float), float(y.value)
+    fams = {}
+    for lift, mult in zip(lifts, mults):
+        cert = _certified(lift, yv, Zv, wv, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
+        if cert - yv > _RECERTIFY * (1.0 + abs(yv)) and lift.dim <= n + 1:
+            cert = min(cert, family_bound(lift, Zv, wv))
+        fams[lift.name] = cert
+    ones = float(np.sum((Zv.T @ np.ones(n)) ** 2) + wv.sum())  # the all-ones column, exactly
+    return RelaxedDual(Zv, wv, max([ones] + list(fams.values())), fams)
+
+
+#: An implementation module of the design engine: its functions trust their inputs, which
+#: leakage.design.optimal_mechanism validates once (docs/validation.md).
+__all__: list[str] = []
