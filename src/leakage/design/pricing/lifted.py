@@ -14,7 +14,7 @@ as a :class:`Lifting`: its columns are r = B v for v >= 0 with
 Replacing v v^T by a matrix X that is positive semidefinite and entrywise non-negative, with
 u^T X u = 1, X A = 0 and X M >= 0 (the linear constraints times v >= 0, the reformulation-
 linearisation of [mccormick1976]) and the quadratic constraints linear in X, gives a semidefinite
-program whose value bounds phi over the family (:func:`relaxed_pricing_bound`).
+program whose value bounds phi over the family.
 
 Its Lagrange dual bounds it too, for every choice of multipliers: U(Z, w) <= y when
 
@@ -24,8 +24,12 @@ Its Lagrange dual bounds it too, for every choice of multipliers: U(Z, w) <= y w
 with Lambda_M, rho, N >= 0 (Lambda_A, mu free), which by a Schur complement is a linear matrix
 inequality in (Z, w, y, multipliers). So the best dual point of the relaxed *design*,
 max over (Z, w) of 2 tr Z + sum w - 1 - U(Z, w), is one semidefinite program
-(:func:`relaxed_dual_point`): the Lagrange dual of A-optimal design [sagnol2011] over the relaxed
-columns of every family at once.
+(:func:`relaxed_dual`): the Lagrange dual of A-optimal design [sagnol2011] over the relaxed
+columns of every family at once. A first-order solver's multipliers are only nearly feasible, so
+the bound is certified from them (:func:`_certified`: for every member, phi <= y - v^T S v, and the
+negative part of the exact slack S is bounded over the family's polytope), and at a given point
+(:func:`relaxed_bound`, :func:`family_bound`) an interior-point solve gives multipliers well inside
+the cone.
 
 The families (:func:`liftings`; which columns each covers: :mod:`leakage.design.pricing.frequency`):
 
@@ -38,9 +42,10 @@ The families (:func:`liftings`; which columns each covers: :mod:`leakage.design.
   vectors of {0 <= r <= cap, P.r = 1}, v = (1, r), with the cut sum_x r_x (cap - r_x) <= cap^2 / 4
   (one row of a lift vector is fractional); it holds the columns 1_S / P(S) (P(S) >= beta/2 +
   e^-eps) and the all-ones column;
-* ``light_top`` (ball): c 1_S + (L - c) 1_T1 with L = k c, k = e^eps (P(S) - beta/2): v = (c, L, a,
-  b), a = c 1_{S \\ T1}, b = L 1_T1, r = a + b; P(S) = P.a / c + P.b / L makes the level a product,
-  L^2 = e^eps (L P.a + c P.b - (beta/2) c L), which is linear in X.
+* ``light_top`` (ball): c 1_S + delta 1_T1 with c + delta = e^eps (P(S) - beta/2) c: v = (c, delta,
+  z, y), z = c 1_S, y = delta 1_T1, r = z + y; the top level is the linear
+  e^eps P.z = (1 + e^eps beta/2) c + delta, T1 within S is c y_x <= delta z_x, and P(T1) <= (beta/2)
+  delta.
 
 The all-ones column is priced exactly beside them.
 """
