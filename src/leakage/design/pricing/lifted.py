@@ -271,7 +271,7 @@ class RelaxedDual:
 #: lifting) and on the ball (four, which converge far more slowly: the certificate and the
 #: recertification keep the bound, docs/frequency-estimation.md); the bound is certified apart
 _DUAL_ACCURACY = 1e-6
-_DUAL_STEPS = {"ldp": 20000, "ball": 3000, "box": 3000}
+_DUAL_STEPS = {"ldp": 20000, "ball": 1500, "box": 1500}
 
 
 def _solve(prob, **opts) -> bool:
