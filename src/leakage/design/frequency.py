@@ -23,7 +23,8 @@ U on that maximum gives the certified lower bound
 (weak duality, :mod:`~leakage.design.frequency_master`), so the bound of the result is exact when
 the pricing is (N <= ``EXHAUSTIVE_LIMIT``); beyond, in every cone, semidefinite relaxations of the
 vertex families bound the pricing, at the best dual point of the relaxed design, with a certificate
-(:func:`~leakage.design.pricing.lifted.relaxed_dual`; under PML looser than under LDP). The loop starts from the columns of eps-LDP randomized response (a staircase per letter:
+(:func:`~leakage.design.pricing.lifted.relaxed_dual`; under PML looser than under LDP). The loop
+starts from the columns of eps-LDP randomized response (a staircase per letter:
 feasible in every cone, linearly independent), the all-ones column, the warm-start columns (a warm
 channel of many outputs is a pool the pricing draws from instead); with exact pricing, subset
 selection of every size as whole channels (:func:`oracle_blocks`: the master is never worse than an
@@ -309,7 +310,9 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         cols = np.concatenate([cols[:, kept], new], axis=1)
         generated += new.shape[1]
     if not exact and value - best_bound > scale:
-        # the bound is the relaxed design's (no dual point gives the relaxation a better one)
+        # the bound is the relaxed design's: at the master's last duals the relaxation gives at most
+        # the relaxed design's optimum, and certifying it there costs an interior-point solve of
+        # every family (the light-top one (2N + 2)-square)
         limited_by = "relaxation (N > exhaustive pricing limit)"
     t, sup = assemble(cols, theta)
     stats = {"exact_pricing": exact, "pricing": pr.stats, "history": history}
