@@ -382,7 +382,7 @@ def test_ldp_beyond_exact_pricing_is_within_one_percent_of_its_bound(n, eps, see
     assert ldp_epsilon(d.channel) <= eps + 1e-9
 
 
-@pytest.mark.parametrize("eps, seed", [(0.5, 7), (2.0, 8)])
+@pytest.mark.parametrize("eps, seed", [(0.5, 7)])
 def test_pml_beyond_exact_pricing_leaves_the_oracles_behind(eps, seed):
     """PML on the ball at N = 20 (> EXHAUSTIVE_LIMIT: local pricing), seeded with the LDP design
     of one iteration as the study seeds it: four column-generation iterations bring the MSE well
