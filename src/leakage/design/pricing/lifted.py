@@ -44,8 +44,8 @@ The families (:func:`liftings`; which columns each covers: :mod:`leakage.design.
   e^-eps) and the all-ones column;
 * ``light_top`` (ball): c 1_S + delta 1_T1 with c + delta = e^eps (P(S) - beta/2) c: v = (c, delta,
   z, y), z = c 1_S, y = delta 1_T1, r = z + y; the top level is the linear
-  e^eps P.z = (1 + e^eps beta/2) c + delta, T1 within S is c y_x <= delta z_x, and P(T1) <= (beta/2)
-  delta.
+  e^eps P.z = (1 + e^eps beta/2) c + delta, T1 within S is c y_x <= delta z_x, and P(T1) <= beta/2
+  is P.y <= (beta/2) delta.
 
 The all-ones column is priced exactly beside them.
 """
@@ -90,14 +90,6 @@ def _rows(d: int, rows: list[list[tuple[int, int, float]]]) -> sp.csr_matrix:
             c.append(i * d + j)
             v.append(a)
     return sp.csr_matrix((v, (r, c)), shape=(len(rows), d * d))
-
-
-def _unit(d: int, *pairs) -> np.ndarray:
-    """The vector sum of coef e_i over (i, coef) pairs, as a column (d x 1)."""
-    out = np.zeros((d, 1))
-    for i, a in pairs:
-        out[i, 0] += a
-    return out
 
 
 def _two_level_lifting(cone: Cone, name: str) -> Lifting:
@@ -173,13 +165,6 @@ def liftings(cone: Cone) -> list[Lifting]:
     if np.any(cone.prior < cone.half):
         out.append(_light_top_lifting(cone))
     return out
-
-
-def _objective(lift: Lifting, G, w) -> np.ndarray:
-    """Q with phi(B v) = v^T Q v when u.v = 1."""
-    lin = lift.B.T @ w
-    q = lift.B.T @ G @ lift.B + (np.outer(lin, lift.u) + np.outer(lift.u, lin)) / 2.0
-    return (q + q.T) / 2.0
 
 
 def _slack(lift: Lifting, y, w, mult: dict, reshape):
