@@ -350,11 +350,15 @@ def test_the_path_beyond_exact_pricing_brackets_the_certified_optimum(n, eps, se
     assert d.value - d.bound <= 0.01 * d.value
 
 
-@pytest.mark.parametrize("n, eps, seed, beta", [(13, 1.5, 43, 0.08)])
-def test_the_pml_path_beyond_exact_pricing_brackets_the_certified_optimum(n, eps, seed, beta, monkeypatch):
+@pytest.mark.parametrize("n, eps, seed, beta, tightness", [(13, 1.5, 43, 0.08, 0.85), (13, 2.0, 46, 0.03, 0.8)])
+def test_the_pml_path_beyond_exact_pricing_brackets_the_certified_optimum(n, eps, seed, beta, tightness,
+                                                                          monkeypatch):
     """The PML path beyond the exhaustive pricing (its bound from the relaxed design's dual point,
-    local search over every family), forced at N = 13, against the optimum the exhaustive pricing
-    certifies: bound at or below it, value at or above it, and the bound positive and within 15 %."""
+    local search over every family between that point and the master's duals), forced at N = 13,
+    against the optimum the exhaustive pricing certifies: bound at or below it, value at or above
+    it; the value within 0.5 % of it after ten iterations (0.01-0.03 % measured; from the relaxed
+    point alone it stalled near 1 % at eps 2, and the unsmoothed loop was 50-130 % above it after
+    five), and the bound positive and within 15 % (20 % at eps 2, where the relaxation is looser)."""
     import leakage.design.frequency as freq
 
     p = _dirichlet_prior(n, seed)
@@ -364,7 +368,8 @@ def test_the_pml_path_beyond_exact_pricing_brackets_the_certified_optimum(n, eps
     d = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", max_iterations=10)
     assert d.stats["exact_pricing"] is False
     assert 0.0 < d.bound <= opt.value <= d.value + 1e-9 * (1 + d.value)
-    assert d.bound >= 0.85 * opt.value
+    assert d.value <= 1.005 * opt.value
+    assert d.bound >= tightness * opt.value
 
 
 @pytest.mark.parametrize("n, eps, seed", [(20, 1.95, 52), (24, 1.05, 53)])

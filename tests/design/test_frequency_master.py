@@ -61,3 +61,38 @@ def test_warm_start_reaches_the_cold_optimum():
     assert warm.status == "Solved"
     assert frequency_mse(channel_of(cols, warm.theta), p) + 1.0 == pytest.approx(prob.value, rel=1e-5)
     assert np.allclose(warm.Z, warm.Z.T)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 5, 9])
+def test_trace_form_is_the_quadratic_form_of_the_kronecker_product(n):
+    # tr(dZ J dZ) = vec(dZ)^T (I kron J) vec(dZ) for row-major vec and symmetric dZ: the sparse
+    # assembly of the master's Newton matrix against the dense product through the symmetric basis
+    from leakage.design.frequency_master import _sym_basis, _trace_form
+
+    rng = np.random.default_rng(n)
+    a = rng.normal(size=(n, n))
+    J = a @ a.T + 0.1 * np.eye(n)
+    T = _sym_basis(n).toarray()
+    dense = T.T @ np.kron(np.eye(n), J) @ T
+    M = _trace_form(J)
+    assert M == pytest.approx(dense, abs=1e-12 * np.abs(dense).max())
+    iu, ju = np.triu_indices(n)
+    z = rng.normal(size=iu.size)
+    dZ = np.zeros((n, n))
+    dZ[iu, ju] = z
+    dZ[ju, iu] = z
+    assert z @ M @ z == pytest.approx(np.trace(dZ @ J @ dZ), rel=1e-12)
+
+
+def test_factor_solves_a_matrix_rounding_made_indefinite():
+    # H = A^T A of rank 3 in R^6, nudged just below semidefiniteness: Cholesky fails, the shifted
+    # factorisation still solves H x = b for b in the range of H to round-off relative to |b|
+    from leakage.design.frequency_master import _factor
+
+    rng = np.random.default_rng(3)
+    a = rng.normal(size=(3, 6))
+    H = a.T @ a - 1e-15 * np.eye(6)
+    b = H @ rng.normal(size=6)
+    x = _factor(H)(b)
+    assert np.all(np.isfinite(x))
+    assert np.linalg.norm(H @ x - b) <= 1e-6 * np.linalg.norm(b)

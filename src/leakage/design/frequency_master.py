@@ -39,6 +39,8 @@ Complexity: O(K N^4 + N^6) per Newton step, a few tens of steps per solve (fewer
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -49,6 +51,9 @@ import scipy.sparse as sp
 _TOL = 1e-9
 #: Newton steps of one master solve at most
 _MAX_STEPS = 200
+#: Newton steps without halving the dual residual, once the gap and the primal residual are below
+#: the tolerance, after which the master stops ("stalled")
+_STALL = 10
 
 
 @dataclass(frozen=True)
@@ -75,15 +80,53 @@ def _sym_basis(n: int) -> sp.csr_matrix:
     return sp.csr_matrix((np.ones(rows.size), (rows, cols)), shape=(n * n, iu.size))
 
 
-def _trace_form(J, iu, ju, off):
+@functools.lru_cache(maxsize=8)
+def _trace_pattern(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """The sparsity pattern of :func:`_trace_form` for N = ``n``: flat positions k * d + l in the
+    d x d form (d = N(N+1)/2) and flat positions in J of its terms, one entry per term (a
+    position may repeat: its terms add). With dZ = sum_k z_k (E_{i_k j_k} + [i_k != j_k] E_{j_k i_k}),
+    tr(dZ J dZ) = sum_{a,b,c} dZ_ab J_bc dZ_ac pairs k and l when they share a row: i_k = i_l gives
+    J_{j_k j_l}; i_k = j_l (l off the diagonal, its mirror) J_{j_k i_l}; j_k = i_l (k's mirror)
+    J_{i_k j_l}; j_k = j_l (both mirrors) J_{i_k i_l}. O(N^3) entries of the N^4 / 4."""
+    iu, ju = np.triu_indices(n)
+    off = iu != ju
+    d = iu.size
+    pos, src = [], []
+    for a, b, ka, kb, need_k, need_l in ((iu, iu, ju, ju, False, False), (iu, ju, ju, iu, False, True),
+                                         (ju, iu, iu, ju, True, False), (ju, ju, iu, iu, True, True)):
+        k, l = np.nonzero(a[:, None] == b[None, :])
+        keep = (off[k] | (not need_k)) & (off[l] | (not need_l))
+        k, l = k[keep], l[keep]
+        pos.append(k * d + l)
+        src.append(ka[k] * n + kb[l])
+    return np.concatenate(pos), np.concatenate(src)
+
+
+def _trace_form(J: np.ndarray) -> np.ndarray:
     """The matrix of the quadratic form tr(dZ J dZ) in the upper-triangle coordinates of a
-    symmetric dZ: with dZ = sum_k z_k (E_{i_k j_k} + [i_k != j_k] E_{j_k i_k}), the form
-    sum_{a,b,c} dZ_ab J_bc dZ_ac has entry sum over the (row, column) pairs of k and l sharing the row."""
-    eq = lambda a, b: (a[:, None] == b[None, :]).astype(float)  # noqa: E731
-    # (i, j) with (k, l): rows i = k -> J_jl; i = l -> J_jk (l's mirror); j = k -> J_il; j = l -> J_ik
-    return (eq(iu, iu) * J[np.ix_(ju, ju)] + off[None, :] * eq(iu, ju) * J[np.ix_(ju, iu)]
-            + off[:, None] * eq(ju, iu) * J[np.ix_(iu, ju)]
-            + off[:, None] * off[None, :] * eq(ju, ju) * J[np.ix_(iu, iu)])
+    symmetric dZ (d x d, d = N(N+1)/2), assembled from its O(N^3) nonzero terms
+    (:func:`_trace_pattern`)."""
+    n = J.shape[0]
+    d = n * (n + 1) // 2
+    pos, src = _trace_pattern(n)
+    return np.bincount(pos, weights=J.ravel()[src], minlength=d * d).reshape(d, d)
+
+
+def _factor(H: np.ndarray):
+    """A solver for H x = b by Cholesky. Near the optimum theta / s spans many decades and rounding
+    can break the definiteness of H: the diagonal then shifts by round-off size (1e-14 of its
+    largest entry, growing a hundredfold until the factorisation holds), which still gives a
+    descent direction."""
+    shift = 0.0
+    top = float(np.max(np.abs(np.diag(H))))
+    while True:
+        try:
+            cho = scipy.linalg.cho_factor(H + shift * np.eye(H.shape[0]) if shift else H, check_finite=False)
+            return lambda rhs: scipy.linalg.cho_solve(cho, rhs, check_finite=False)
+        except (np.linalg.LinAlgError, ValueError):
+            if not math.isfinite(top) or shift > top:
+                raise RuntimeError("optimal_mechanism(frequency_mse): master Newton matrix is not positive definite") from None
+            shift = 1e-14 * top if shift == 0.0 else 100.0 * shift
 
 
 def _unpack(x, n, iu, ju):
@@ -100,8 +143,9 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
     spanning R^N with a feasible theta: e.g. the columns of randomized response), by a primal-dual
     interior-point method (module docstring). ``start``: a solution whose columns are the first
     ones of ``cols`` (the previous master of column generation): its (Z, w) and weights start the
-    iteration. Returns the last iterate with ``status`` "Solved" (gap and residuals below ``tol``)
-    or "max_iterations"; RuntimeError when a Newton system is singular (the caller stops with what
+    iteration. Returns the last iterate with ``status`` "Solved" (gap and residuals below ``tol``),
+    "stalled" (gap and primal residual below it, the dual residual not falling: ``_STALL``) or
+    "max_iterations"; RuntimeError when a Newton system is singular (the caller stops with what
     it has).
 
     ``blocks`` (B x N x N): whole channels as columns, each given by its Fisher-type matrix J_b
@@ -113,7 +157,6 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
     n, k = cols.shape
     iu, ju = np.triu_indices(n)
     d = iu.size
-    off = (iu != ju).astype(float)
     half = np.where(iu == ju, 0.5, 1.0)
     rt = cols.T
     jb = np.zeros((0, n, n)) if blocks is None else np.asarray(blocks, dtype=float)
@@ -153,29 +196,34 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
     s = np.maximum(g, floor)
     theta = np.maximum(theta, floor / scale * float(np.max(theta, initial=1.0 / k)))
     status = "max_iterations"
+    stall = (math.inf, 0)  # the least dual residual since complementarity and feasibility held, steps since
     for _ in range(max_iterations):
         rd = -c - gm.T @ theta  # gradient of the Lagrangian -c.x - theta.(g - s)
         rp = g - s
         mu = float(theta @ s) / k
         obj = float(c @ x)
         lim = tol * (1.0 + abs(obj))
-        if mu * k <= lim and np.max(np.abs(rd)) <= lim and np.max(np.abs(rp)) <= lim:
+        res = float(np.max(np.abs(rd)))
+        if mu * k <= lim and res <= lim and np.max(np.abs(rp)) <= lim:
             status = "Solved"
             break
+        if mu * k <= lim and np.max(np.abs(rp)) <= lim:
+            # complementarity reached ahead of stationarity: the iterates can lose their centrality
+            # and the residual (the weights' row sums, which assemble() corrects) then stalls
+            if res < 0.5 * stall[0]:
+                stall = (res, 0)
+            elif stall[1] >= _STALL:
+                status = "stalled"
+                break
+            else:
+                stall = (stall[0], stall[1] + 1)
         J = (cols * theta[None, :k_cols]) @ rt
         if nb:
             J = J + np.einsum("b,bij->ij", theta[k_cols:], jb)
-        H = (gm * (theta / s)[:, None]).T @ gm
-        H[:d, :d] += 2.0 * _trace_form(J, iu, ju, off)
-        try:
-            cho = scipy.linalg.cho_factor(H, check_finite=False)
-            solve = lambda rhs: scipy.linalg.cho_solve(cho, rhs, check_finite=False)  # noqa: E731
-        except (np.linalg.LinAlgError, ValueError):
-            # near the optimum theta / s spans many decades and rounding breaks definiteness: the
-            # symmetric eigendecomposition with the round-off eigenvalues clipped still descends
-            lam, vec = np.linalg.eigh(H)
-            lam = np.maximum(lam, 1e-14 * float(np.max(np.abs(lam))))
-            solve = lambda rhs: vec @ ((vec.T @ rhs) / lam)  # noqa: E731
+        root = gm * np.sqrt(theta / s)[:, None]
+        H = root.T @ root  # one symmetric rank-K update (BLAS syrk): half the flops of a product
+        H[:d, :d] += 2.0 * _trace_form(J)
+        solve = _factor(H)
 
         def direction(rc):
             dx = solve(-rd + gm.T @ ((rc - theta * rp) / s))
