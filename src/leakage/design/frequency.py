@@ -67,7 +67,7 @@ from leakage.mechanisms.frequency_oracles import FrequencyOracle, subset_fisher_
 
 #: master columns whose weight is below this fraction of the largest leave the master; beyond the
 #: exhaustive pricing the looser ``_DROP_LARGE`` (a master step costs O(K N^4) for K columns: the
-#: design's tail converges a little more slowly, twice as fast in time at N = 42)
+#: design's tail converges a little more slowly, each iteration much faster)
 _DROP = 1e-12
 _DROP_LARGE = 1e-6
 #: columns the pricing returns per iteration, per letter; beyond the exhaustive pricing on the ball
