@@ -333,6 +333,29 @@ def test_relaxed_pml_dual_point_bounds_the_certified_optimum(n, eps, seed, beta)
     assert bound >= 0.85 * opt.value
 
 
+def test_relaxed_dual_keeps_the_best_certified_point_of_its_settings(monkeypatch):
+    """On the ball, relaxed_dual tries SCS's settings in turn while a certificate is loose and keeps
+    the point of the best certified bound: forced to try every setting, its bound is the largest of
+    the bounds each setting gives alone, and each of them lies at or below the certified optimum."""
+    import leakage.design.pricing.lifted as lifted
+
+    n, eps, seed, beta = 12, 1.9, 47, 0.06
+    p = _dirichlet_prior(n, seed)
+    cone = Cone.of(p, eps, beta, "pml")
+    opt = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", tol=1e-7)
+    assert opt.certified
+    settings = lifted._DUAL_SETTINGS
+    alone = []
+    for opts in settings:
+        monkeypatch.setattr(lifted, "_DUAL_SETTINGS", (opts,))
+        alone.append(lifted.relaxed_dual(cone).bound)
+    monkeypatch.setattr(lifted, "_DUAL_SETTINGS", settings)
+    monkeypatch.setattr(lifted, "_RETRY", -1.0)  # never satisfied: every setting is tried
+    both = lifted.relaxed_dual(cone).bound
+    assert both == max(alone)
+    assert all(b <= opt.value for b in alone)
+
+
 @pytest.mark.parametrize("n, eps, seed", [(13, 0.6, 41), (14, 1.8, 42)])
 def test_the_path_beyond_exact_pricing_brackets_the_certified_optimum(n, eps, seed, monkeypatch):
     """The LDP path beyond the exhaustive pricing (relaxed design's dual point, local search), forced
