@@ -102,7 +102,7 @@ def mse_designs(priors: pd.DataFrame, mechanisms: pd.DataFrame, attribute: str, 
     ``engine.tol`` and ``engine.max_iterations``; beyond the engine's exhaustive pricing
     (N > ``EXHAUSTIVE_LIMIT``) ``frequency.large_max_iterations`` (ldp_mse) and
     ``frequency.large_max_iterations_pml`` (pml_mse) column-generation iterations; there the
-    design reports its bound (the relaxed design's, certified; loose under PML) and what limits it.
+    design reports its bound (the relaxed design's, certified; loosest under PML at large eps) and what limits it.
     ``ldp_mse`` is designed first and seeds ``pml_mse``."""
     from leakage.design import optimal_mechanism
     from leakage.design.pricing.frequency import EXHAUSTIVE_LIMIT
