@@ -170,7 +170,13 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
         u = rt @ Z  # row r: (Z r)^T, Z symmetric
         g = -(rt @ w) - np.einsum("ij,ij->i", u, u)
         # d g / d Z_ij (i <= j, Z_ij = Z_ji): -2 (u_i r_j + u_j r_i), halved on the diagonal
-        gz = -2.0 * half * (u[:, iu] * rt[:, ju] + u[:, ju] * rt[:, iu])
+        # (in place over gathered copies: the K x N(N+1)/2 temporaries dominate its cost)
+        gz = np.take(u, iu, axis=1)
+        gz *= np.take(rt, ju, axis=1)
+        other = np.take(u, ju, axis=1)
+        other *= np.take(rt, iu, axis=1)
+        gz += other
+        gz *= -2.0 * half
         rows = np.concatenate([gz, -rt], axis=1)
         if nb:
             mz = Z[None, :, :] @ jb  # Z J_b
