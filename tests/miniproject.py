@@ -295,11 +295,13 @@ _BUILT: dict[str, Path] = {}
 
 
 def built_project(tmp_path_factory) -> Path:
-    """The fake-paper project, built once per test session (``snakemake --cores 2``); tests that
-    change it work on a ``clone``."""
+    """The fake-paper project, built once per test session (``snakemake --cores 2``), with the HTML
+    report of the built project (``report.html``; ``--report-after-run`` builds a fresh DAG of the
+    finished project and writes it as ``snakemake --report`` does, without starting Snakemake
+    again; tests/test_report_workflow.py reads it); tests that change it work on a ``clone``."""
     if "project" not in _BUILT:
         project = make_project(tmp_path_factory.mktemp("built") / "project")
-        run_snakemake(project, "--cores", "2")
+        run_snakemake(project, "--cores", "2", "--report", "report.html", "--report-after-run")
         _BUILT["project"] = project
     return _BUILT["project"]
 

@@ -16,8 +16,11 @@ pytestmark = pytest.mark.workflow  # one xdist worker runs this file and its pai
 
 @pytest.fixture(scope="module")
 def report(tmp_path_factory):
+    # the HTML report is the build's (snakemake --cores 2 --report report.html --report-after-run,
+    # tests/miniproject.py: a fresh DAG of the finished project, in the build's process); the zip is
+    # made by a separate `snakemake --report` on a copy of the built project: both ways are checked
     project = clone(built_project(tmp_path_factory), tmp_path_factory.mktemp("report") / "p")
-    run_snakemake(project, "--report", "report.html")
+    assert (project / "report.html").is_file()
     run_snakemake(project, "--report", "report.zip")
     page = (project / "report.html").read_text()
     results = json.loads(re.search(r'var results = (\{"results/.*?\});\n', page, re.S).group(1))

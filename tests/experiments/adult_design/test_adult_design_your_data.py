@@ -56,7 +56,9 @@ def test_a_generated_table_runs_through_the_same_study(tmp_path):
     config.update({"studies": ["toy-design"], "toy-design": TOY})
     (workdir / "config.yaml").write_text(yaml.safe_dump(config, sort_keys=False))
     rows = toy_csv(workdir / "toy.csv", np.random.default_rng(4))
-    run = _snakemake(workdir, *TARGETS)
+    # the report after the run (--report-after-run): Snakemake builds a fresh DAG of the finished
+    # workdir and writes the report, as `snakemake --report` does, in the same process
+    run = _snakemake(workdir, "--report", "report.html", "--report-after-run", *TARGETS)
     assert run.returncode == 0, run.stdout[-4000:]
     ran = jobs_run(run.stdout)
     assert "data" not in ran and "data_study" in ran  # Adult is not touched
@@ -82,8 +84,7 @@ def test_a_generated_table_runs_through_the_same_study(tmp_path):
     assert len(guarantees) >= 3 and (guarantees["holds"] == "true").all(), guarantees
     assert not (workdir / "results/adult-design").exists()
 
-    report = _snakemake(workdir, "--report", "report.html", *TARGETS)
-    assert report.returncode == 0, report.stdout[-3000:]
+    # the report, written by the run itself (--report-after-run): the run's returncode covers it
     html = (workdir / "report.html").read_text(errors="replace")
     assert "toy-design" in html and "toy-design.dataset" in html
 
