@@ -124,7 +124,7 @@ def _factor(H: np.ndarray):
             cho = scipy.linalg.cho_factor(H + shift * np.eye(H.shape[0]) if shift else H, check_finite=False)
             return lambda rhs: scipy.linalg.cho_solve(cho, rhs, check_finite=False)
         except (np.linalg.LinAlgError, ValueError):
-            if not math.isfinite(top) or shift > top:
+            if not math.isfinite(top) or top <= 0.0 or shift > top:
                 raise RuntimeError("optimal_mechanism(frequency_mse): master Newton matrix is not positive definite") from None
             shift = 1e-14 * top if shift == 0.0 else 100.0 * shift
 
