@@ -98,10 +98,10 @@ def test_factor_solves_a_matrix_rounding_made_indefinite():
     assert np.linalg.norm(H @ x - b) <= 1e-6 * np.linalg.norm(b)
 
 
-def test_factor_refuses_a_zero_or_non_finite_matrix():
-    # no diagonal shift can make these definite: a clear RuntimeError, never an endless retry
+def test_factor_refuses_a_zero_matrix():
+    # no diagonal shift of round-off size can make it definite: a clear RuntimeError, never an
+    # endless retry (a non-finite step is caught by solve_master after the solve)
     from leakage.design.frequency_master import _factor
 
-    for H in (np.zeros((3, 3)), np.full((3, 3), np.nan)):
-        with pytest.raises(RuntimeError, match="not positive definite"):
-            _factor(H)
+    with pytest.raises(RuntimeError, match="not positive definite"):
+        _factor(np.zeros((3, 3)))
