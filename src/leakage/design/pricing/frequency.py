@@ -42,7 +42,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from leakage.design.cone import Cone
-from leakage.design.vertices import lift_level
+from leakage.design.vertices import lift_level, light_top_column
 
 #: Largest N priced exhaustively (2^N subsets; memory O(2^N N) floats per table).
 EXHAUSTIVE_LIMIT = 18
@@ -379,11 +379,9 @@ def _light_top_search(cone: Cone, G, w, seeds: np.ndarray, starts: int, rng, lim
     out = []
     for key, _ in sorted(seen.items(), key=lambda e: -e[1])[:limit]:
         st = np.frombuffer(key, dtype=np.int8)
-        S, T = st >= 1, st == 2
-        quad, lin, k, c = _light_top_phi(cone, p[S].sum(), p[T].sum(), 0.0, 0.0, 0.0, 0.0, 0.0)
-        col = c * S.astype(float)
-        col[T] *= k
-        out.append(col)
+        col = light_top_column(p, half, cone.E, st == 2, st >= 1)
+        if col is not None:  # every state visited with a finite value is a member
+            out.append(col)
     return out
 
 
