@@ -278,7 +278,7 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
     while True:
         iters += 1
         try:
-            ms = solve_master(cols, ms, blocks=blocks)
+            ms = solve_master(cols, ms, blocks=blocks, prior=p)
         except RuntimeError as exc:
             if iters == 1:
                 raise

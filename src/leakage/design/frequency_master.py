@@ -60,7 +60,8 @@ _STALL = 10
 class MasterSolution:
     """``theta``: weights of the columns (>= 0, not exactly summing the rows to 1: see
     :func:`assemble`); ``Z``, ``w``: the dual point (any such pair gives a bound with the pricing);
-    ``value``: the solver's objective 2 tr Z + sum w (an estimate, not a bound); ``status``."""
+    ``value``: the solver's objective 2 tr Z + sum w (an estimate, not a bound); ``status``;
+    ``steps``: the Newton steps taken."""
 
     theta: np.ndarray
     Z: np.ndarray
@@ -68,6 +69,7 @@ class MasterSolution:
     value: float
     status: str
     block_weights: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    steps: int = 0
 
 
 def _sym_basis(n: int) -> sp.csr_matrix:
@@ -129,6 +131,14 @@ def _factor(H: np.ndarray):
             shift = 1e-14 * top if shift == 0.0 else 100.0 * shift
 
 
+#: a warm start moves the dual point until every constraint holds with a slack of at least this
+#: many times the largest violation (:func:`solve_master`)
+_SHIFT = 1.5
+#: a previous point whose largest violation exceeds this many times 1 + |its value| is dropped for a
+#: cold start (:func:`solve_master`)
+_COLD = 4.0
+
+
 def _unpack(x, n, iu, ju):
     d = iu.size
     Z = np.zeros((n, n))
@@ -138,13 +148,15 @@ def _unpack(x, n, iu, ju):
 
 
 def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_iterations: int = _MAX_STEPS,
-                 tol: float = _TOL, blocks: np.ndarray | None = None) -> MasterSolution:
+                 tol: float = _TOL, blocks: np.ndarray | None = None, prior: np.ndarray | None = None) -> MasterSolution:
     """The dual program of the module docstring over the columns ``cols`` (N x K, each P.r = 1,
     spanning R^N with a feasible theta: e.g. the columns of randomized response), by a primal-dual
     interior-point method (module docstring). ``start``: a solution whose columns are the first
     ones of ``cols`` (the previous master of column generation): its (Z, w) and weights start the
-    iteration. Returns the last iterate with ``status`` "Solved" (gap and residuals below ``tol``),
-    "stalled" (gap and primal residual below it, the dual residual not falling: ``_STALL``) or
+    iteration; with ``prior`` (P) that start is first moved to a strictly feasible, centred point
+    (without it the previous point starts as it is, and the solve takes more Newton steps).
+    Returns the last iterate with ``status`` "Solved" (gap and residuals below ``tol``), "stalled"
+    (gap and primal residual below it, the dual residual not falling: ``_STALL``) or
     "max_iterations"; RuntimeError when a Newton system is singular (the caller stops with what
     it has).
 
@@ -187,6 +199,7 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
             rows = np.concatenate([rows, np.concatenate([gbz, -np.ones((nb, n))], axis=1)], axis=0)
         return g, rows
 
+    fresh = np.ones(k, dtype=bool)  # the columns (and blocks) without a weight from ``start``
     if start is None:
         x = np.concatenate([np.zeros(d), -np.ones(n)])
         theta = np.full(k, 1.0 / k)
@@ -194,16 +207,38 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
         x = np.concatenate([start.Z[iu, ju], start.w])
         theta = np.full(k, 0.0)
         theta[: start.theta.size] = start.theta
+        fresh[: start.theta.size] = False
         if nb and start.block_weights.size == nb:
             theta[k_cols:] = start.block_weights
+            fresh[k_cols:] = False
     g, gm = constraint(x)
+    warm = prior is not None and start is not None and fresh.any() and not fresh.all()
+    if warm and -g.min() > _COLD * (1.0 + abs(start.value)):
+        # the new columns violate the previous point by many times its value: it tells little of
+        # the optimum, and the solve starts cold
+        x = np.concatenate([np.zeros(d), -np.ones(n)])
+        theta = np.full(k, 1.0 / k)
+        g, gm = constraint(x)
+        warm = False
+    if warm and g.min() < 0.0:
+        # the previous optimum is a poor interior point: its weighty columns have slacks near 0 and
+        # the new columns violate their constraints, so a Newton step from there is blocked at once
+        # (the old weights must fall as the new columns take over). Every column has P.r = 1 and
+        # every block's row sums are 1, so w - u P moves every constraint by +u: the start becomes
+        # strictly feasible (the same move as the bound's, module docstring)
+        x[d:] -= _SHIFT * float(-g.min()) * prior
+        g, gm = constraint(x)
     scale = 1.0 + float(np.max(np.abs(g)))
     floor = 1e-4 * scale
     s = np.maximum(g, floor)
     theta = np.maximum(theta, floor / scale * float(np.max(theta, initial=1.0 / k)))
+    if warm:
+        # and centred: every weight at least the mean complementarity product over its slack
+        theta = np.maximum(theta, float(theta @ s) / k / s)
     status = "max_iterations"
     stall = (math.inf, 0)  # the least dual residual since complementarity and feasibility held, steps since
-    for _ in range(max_iterations):
+    steps = 0
+    while steps < max_iterations:
         rd = -c - gm.T @ theta  # gradient of the Lagrangian -c.x - theta.(g - s)
         rp = g - s
         mu = float(theta @ s) / k
@@ -254,9 +289,10 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
         s = s + a * ds
         theta = theta + a * dtheta
         g, gm = constraint(x)
+        steps += 1
     Z, w = _unpack(x, n, iu, ju)
     theta = np.maximum(theta, 0.0)
-    return MasterSolution(theta[:k_cols], Z, w.copy(), float(c @ x), status, theta[k_cols:])
+    return MasterSolution(theta[:k_cols], Z, w.copy(), float(c @ x), status, theta[k_cols:], steps)
 
 
 def assemble(cols: np.ndarray, theta: np.ndarray, rel: float = 1e-9) -> tuple[np.ndarray, np.ndarray]:
