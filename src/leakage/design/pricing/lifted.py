@@ -257,12 +257,42 @@ class RelaxedDual:
 #: recertification keep the bound, docs/frequency-estimation.md); the bound is certified apart
 _DUAL_ACCURACY = 1e-6
 _DUAL_STEPS = {"ldp": 20000, "ball": 1500, "box": 1500}
-#: SCS's settings, tried in turn on the ball and the box while a lifting's certificate loses more
-#: than ``_RETRY`` of 1 + y (each point's bound is certified apart, the best is kept): within the
-#: step cap, a larger scale than SCS's default with over-relaxation brought the light-top
-#: certificate closer on most draws, the default on the others (docs/frequency-estimation.md)
-_DUAL_SETTINGS = ({"scale": 10.0, "alpha": 1.8}, {})
+#: SCS's settings on the ball and the box, each with the runs of ``_DUAL_STEPS`` it may take (every
+#: run continues from the last point), run in turn while a lifting's certificate loses more than
+#: ``_RETRY`` of 1 + y (each point's bound is certified apart, the best is kept): a larger scale
+#: than SCS's default with over-relaxation, run twice, brought the light-top certificate closer
+#: than SCS's default setting (docs/frequency-estimation.md)
+_DUAL_SETTINGS = (({"scale": 10.0, "alpha": 1.8}, 2),)
 _RETRY = 1e-3
+
+
+def _scs_points(prob, runs: int, **opts):
+    """Solve the cvxpy problem ``prob`` by SCS in ``runs`` runs of ``opts["max_iters"]`` steps, each
+    continuing from the last one's point (cvxpy's own warm start keeps only an accurate solution).
+    After each run ``prob``'s variables hold its point; yields whether the run ended optimal or
+    nearly so."""
+    import cvxpy as cp
+    import scs
+    from cvxpy.reductions.solvers.conic_solvers.conic_solver import ConicSolver
+    from cvxpy.reductions.solvers.conic_solvers.scs_conif import dims_to_solver_dict
+
+    try:
+        data, chain, inverse = prob.get_problem_data(cp.SCS)
+        solver = scs.SCS({"A": data[cp.settings.A], "b": data[cp.settings.B], "c": data[cp.settings.C]},
+                         dims_to_solver_dict(data[ConicSolver.DIMS]), verbose=False, **opts)
+    except (cp.error.SolverError, ValueError):
+        return
+    res = None
+    for _ in range(runs):
+        try:
+            res = solver.solve() if res is None else solver.solve(warm_start=True, x=res["x"], y=res["y"], s=res["s"])
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")  # the bounds are certified apart (_certified)
+                prob.unpack_results(res, chain, inverse)
+        except (cp.error.SolverError, ValueError):
+            yield False
+            continue
+        yield prob.status in ("optimal", "optimal_inaccurate")
 
 
 def _solve(prob, **opts) -> bool:
@@ -320,8 +350,8 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
     solver's multipliers (:func:`_certified`), so it does not rest on the solve's accuracy; where
     that loses more than ``_RECERTIFY`` and the lifting is small, :func:`family_bound` certifies it
     again at the same point. On the ball and the box, while a certificate loses more than
-    ``_RETRY``, the solve is repeated with the next of ``_DUAL_SETTINGS`` and the point of the
-    best certified bound kept. None when every solve fails."""
+    ``_RETRY``, SCS runs on (the runs and settings of ``_DUAL_SETTINGS``, :func:`_scs_points`) and
+    the point of the best certified bound is kept. None when every run fails."""
     import cvxpy as cp
 
     n = cone.n
@@ -341,24 +371,25 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
         cons.append((lmi + lmi.T) / 2.0 >> 0)
     prob = cp.Problem(cp.Maximize(2.0 * cp.trace(Z) + cp.sum(w) - y), cons)
     best = None
-    for opts in ({},) if cone.kind == "ldp" else _DUAL_SETTINGS:
-        if not _solve(prob, solver=cp.SCS, eps_abs=_DUAL_ACCURACY, eps_rel=_DUAL_ACCURACY,
-                      max_iters=_DUAL_STEPS[cone.kind], **opts) or y.value is None or Z.value is None:
-            continue
-        Zv = (np.asarray(Z.value, dtype=float) + np.asarray(Z.value, dtype=float).T) / 2.0
-        wv, yv = np.asarray(w.value, dtype=float), float(y.value)
-        fams = {}
-        for lift, mult in zip(lifts, mults):
-            cert = _certified(lift, yv, Zv, wv, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
-            if cert - yv > _RECERTIFY * (1.0 + abs(yv)) and lift.dim <= n + 1:
-                cert = min(cert, family_bound(lift, Zv, wv))
-            fams[lift.name] = cert
-        ones = float(np.sum((Zv.T @ np.ones(n)) ** 2) + wv.sum())  # the all-ones column, exactly
-        found = RelaxedDual(Zv, wv, max([ones] + list(fams.values())), fams)
-        if best is None or found.bound > best.bound:
-            best = found
-        if max(fams.values()) - yv <= _RETRY * (1.0 + abs(yv)):
-            break  # the certificate lost little: another solve would not gain
+    for opts, runs in (({}, 1),) if cone.kind == "ldp" else _DUAL_SETTINGS:
+        for ok in _scs_points(prob, runs, eps_abs=_DUAL_ACCURACY, eps_rel=_DUAL_ACCURACY,
+                              max_iters=_DUAL_STEPS[cone.kind], **opts):
+            if not ok or y.value is None or Z.value is None:
+                continue
+            Zv = (np.asarray(Z.value, dtype=float) + np.asarray(Z.value, dtype=float).T) / 2.0
+            wv, yv = np.asarray(w.value, dtype=float), float(y.value)
+            fams = {}
+            for lift, mult in zip(lifts, mults):
+                cert = _certified(lift, yv, Zv, wv, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
+                if cert - yv > _RECERTIFY * (1.0 + abs(yv)) and lift.dim <= n + 1:
+                    cert = min(cert, family_bound(lift, Zv, wv))
+                fams[lift.name] = cert
+            ones = float(np.sum((Zv.T @ np.ones(n)) ** 2) + wv.sum())  # the all-ones column, exactly
+            found = RelaxedDual(Zv, wv, max([ones] + list(fams.values())), fams)
+            if best is None or found.bound > best.bound:
+                best = found
+            if max(fams.values()) - yv <= _RETRY * (1.0 + abs(yv)):
+                return best  # the certificate lost little: another run would not gain
     return best
 
 
