@@ -335,8 +335,9 @@ def test_relaxed_pml_dual_point_bounds_the_certified_optimum(n, eps, seed, beta)
 
 def test_relaxed_dual_keeps_the_best_certified_point_of_its_runs(monkeypatch):
     """On the ball, relaxed_dual runs SCS on while a certificate is loose and keeps the point of the
-    best certified bound: forced to take every run, its bound is at least the first run's alone,
-    and both lie at or below the certified optimum."""
+    best certified bound: forced to take every run, its bound is the largest of the runs' certified
+    bounds (recorded as each point is certified), the first of them is the first run's alone, and
+    every one lies at or below the certified optimum."""
     import leakage.design.pricing.lifted as lifted
 
     n, eps, seed, beta = 12, 1.9, 47, 0.06
@@ -350,8 +351,19 @@ def test_relaxed_dual_keeps_the_best_certified_point_of_its_runs(monkeypatch):
     monkeypatch.setattr(lifted, "_DUAL_SETTINGS", ((settings[0][0], 1),))
     first = lifted.relaxed_dual(cone).bound
     monkeypatch.setattr(lifted, "_DUAL_SETTINGS", settings)
+    points = []
+
+    class Recorded(lifted.RelaxedDual):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            points.append(self.bound)
+
+    monkeypatch.setattr(lifted, "RelaxedDual", Recorded)
     every = lifted.relaxed_dual(cone).bound
-    assert first <= every <= opt.value
+    assert len(points) == sum(runs for _, runs in settings)
+    assert points[0] == first
+    assert every == max(points)
+    assert all(b <= opt.value for b in points)
 
 
 @pytest.mark.parametrize("n, eps, seed", [(13, 0.6, 41), (14, 1.8, 42)])

@@ -199,10 +199,12 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
             rows = np.concatenate([rows, np.concatenate([gbz, -np.ones((nb, n))], axis=1)], axis=0)
         return g, rows
 
+    def cold():
+        return np.concatenate([np.zeros(d), -np.ones(n)]), np.full(k, 1.0 / k)
+
     fresh = np.ones(k, dtype=bool)  # the columns (and blocks) without a weight from ``start``
     if start is None:
-        x = np.concatenate([np.zeros(d), -np.ones(n)])
-        theta = np.full(k, 1.0 / k)
+        x, theta = cold()
     else:
         x = np.concatenate([start.Z[iu, ju], start.w])
         theta = np.full(k, 0.0)
@@ -216,8 +218,7 @@ def solve_master(cols: np.ndarray, start: MasterSolution | None = None, *, max_i
     if warm and -g.min() > _COLD * (1.0 + abs(start.value)):
         # the new columns violate the previous point by many times its value: it tells little of
         # the optimum, and the solve starts cold
-        x = np.concatenate([np.zeros(d), -np.ones(n)])
-        theta = np.full(k, 1.0 / k)
+        x, theta = cold()
         g, gm = constraint(x)
         warm = False
     if warm and g.min() < 0.0:
