@@ -43,7 +43,10 @@ EXTRA_TARGETS = {}
 # (workflow/lib is on sys.path: the Snakefile put it there for workflow/lib/config_checks.py)
 from code_graph import CodeGraph  # noqa: E402
 
-CODE = CodeGraph(workflow.basedir)
+# What it reads of each file is cached in Snakemake's folder of the working directory, under the
+# file's SHA-256 (a file is parsed again when its bytes change): every later DAG build, each dry
+# run and each cluster job, skips the parse.
+CODE = CodeGraph(workflow.basedir, cache=Path(".snakemake") / "code_graph.json")
 
 # paper -> {title, figures: {figure: {reproduces, look_for}}}: the captions of the report
 # (tests/test_report.py keeps it complete).
