@@ -120,9 +120,14 @@ class Cluster:
             self.linked_conf = False
 
 
-def start(root: Path, timeout: float = 60) -> Cluster:
+def start(root: Path, timeout: float = 60, cpus: int | None = None) -> Cluster:
     """Write slurm.conf under ``root`` and start munged, slurmctld, slurmd; wait until the node is
-    idle. On failure, stops what it started and raises RuntimeError with the daemons' logs."""
+    idle. On failure, stops what it started and raises RuntimeError with the daemons' logs.
+
+    ``cpus``: the CPUs the node offers SLURM, if more than the machine's (``slurmd -C``): the
+    node is declared with that many (one core per socket) and slurmd takes the configuration as it
+    is (``SlurmdParameters=config_overrides``) instead of draining a node that has fewer. A test
+    whose jobs mostly wait (Python starting) can so run more of them at once than there are cores."""
     root = Path(root)
     for sub in ("state", "spool", "munge"):
         (root / sub).mkdir(parents=True, exist_ok=True)
@@ -131,6 +136,11 @@ def start(root: Path, timeout: float = 60) -> Cluster:
     node = subprocess.run(["slurmd", "-C"], capture_output=True, text=True, check=True).stdout.splitlines()[0]
     if not node.startswith(f"NodeName={hostname} "):
         raise RuntimeError(f"unexpected `slurmd -C` output: {node!r}")
+    fields = dict(f.split("=", 1) for f in node.split())
+    overrides = []
+    if cpus is not None and cpus > int(fields["CPUs"]):
+        node = f"NodeName={hostname} CPUs={cpus} RealMemory={fields['RealMemory']}"
+        overrides = ["SlurmdParameters=config_overrides"]
     munge_socket = root / "munge" / "munge.socket"
     conf = root / "slurm.conf"
     conf.write_text(
@@ -163,6 +173,7 @@ def start(root: Path, timeout: float = 60) -> Cluster:
                 "MinJobAge=300",
                 "SlurmdTimeout=60",
                 "InactiveLimit=0",
+                *overrides,
                 f"{node} NodeAddr=127.0.0.1 State=UNKNOWN",
                 f"PartitionName=debug Nodes={hostname} Default=YES MaxTime=INFINITE State=UP",
                 "",

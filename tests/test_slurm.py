@@ -16,6 +16,11 @@ from miniproject import FAKE_FIGURES, make_project, run_snakemake
 
 pytestmark = pytest.mark.slurm
 
+#: SLURM jobs the test node runs at once (its CPUs; every job asks for one)
+JOBS_AT_ONCE = 3
+#: seconds from a wave's submission to the executor's first look at the queue (_site_profile)
+POLL_SECONDS = 3
+
 # rules that run on the submitting node (localrules), not as SLURM jobs
 LOCAL_RULES = {"all", "claims_html", "adult_provenance_html"}
 
@@ -27,7 +32,11 @@ def cluster(tmp_path_factory):
         pytest.skip(reason)
     apt_seconds = slurmcluster.install()
     start = time.monotonic()
-    c = slurmcluster.start(tmp_path_factory.mktemp("slurm"))
+    # at least 3 CPUs, whatever the machine has: the pipeline's 6 jobs then run in two waves of 3
+    # (data and the two tables; the two drawings and the claims), each job mostly Python starting;
+    # on 2 CPUs they took three waves, and each wave costs at least one of the executor's waits
+    # (_site_profile)
+    c = slurmcluster.start(tmp_path_factory.mktemp("slurm"), cpus=JOBS_AT_ONCE)
     print(f"\nSLURM: apt-get install {apt_seconds:.1f} s, daemons up in {time.monotonic() - start:.1f} s")
     yield c
     c.stop()
@@ -36,7 +45,7 @@ def cluster(tmp_path_factory):
 
 def _site_profile(project, partition):
     """profiles/slurm adjusted for the test cluster: its partition, no account, squeue for status
-    (no slurmdbd), polling every second."""
+    (no slurmdbd), polling after POLL_SECONDS."""
     profile = yaml.safe_load((project / "profiles" / "slurm" / "config.yaml").read_text())
     assert profile["executor"] == "slurm"
     profile["default-resources"]["slurm_partition"] = partition
@@ -44,8 +53,13 @@ def _site_profile(project, partition):
         {
             "slurm-no-account": True,
             "slurm-status-command": "squeue",
-            "slurm-init-seconds-before-status-checks": 1,
-            "seconds-between-status-checks": 1,  # the test's jobs take seconds: poll as often
+            # The executor looks at the queue this long after submitting a wave (and after a look
+            # that found a job finished); after a look that found nothing finished it waits 10 s
+            # longer each time: with 3 s it looks at 3 s, 16 s, 39 s. A wave of the test's jobs
+            # takes 7-13 s (Python starts, on a loaded machine): with 1 s it was seen at 12 s, or
+            # at 33 s when it took a second longer.
+            "slurm-init-seconds-before-status-checks": POLL_SECONDS,
+            "seconds-between-status-checks": POLL_SECONDS,
             "slurm-keep-successful-logs": True,
             "latency-wait": 5,
             "jobs": 4,
@@ -58,7 +72,7 @@ def _site_profile(project, partition):
 
 
 def test_pipeline_runs_through_slurm(cluster, tmp_path):
-    # one fake paper (2 figures): 6 SLURM jobs in two waves keep the test well under 3 minutes
+    # one fake paper (2 figures): 6 SLURM jobs in two waves of JOBS_AT_ONCE
     project = make_project(tmp_path / "project", papers=["mi-dp"])
     partition = cluster.run("sinfo", "--noheader", "--format=%R").stdout.split()[0]
     profile = _site_profile(project, partition)
