@@ -348,6 +348,7 @@ def test_relaxed_dual_keeps_the_best_certified_point_of_its_runs(monkeypatch):
     settings = lifted._DUAL_SETTINGS
     assert sum(runs for _, runs in settings) >= 2
     monkeypatch.setattr(lifted, "_RETRY", -1.0)  # never satisfied: every run is taken
+    monkeypatch.setattr(lifted, "_FAMILY_RUNS", 0)  # the runs' points only (the light-top family alone: below)
     monkeypatch.setattr(lifted, "_DUAL_SETTINGS", ((settings[0][0], 1),))
     first = lifted.relaxed_dual(cone).bound
     monkeypatch.setattr(lifted, "_DUAL_SETTINGS", settings)
@@ -364,6 +365,56 @@ def test_relaxed_dual_keeps_the_best_certified_point_of_its_runs(monkeypatch):
     assert points[0] == first
     assert every == max(points)
     assert all(b <= opt.value for b in points)
+
+
+def _light_top_members(cone):
+    """Every light-top column of the ball cone (vertices.light_top_column over T1 within S), by
+    enumeration: N x K."""
+    from leakage.design.vertices import light_top_column
+
+    n = cone.n
+    cols = []
+    for code in range(3 ** n):  # each letter off S, in S minus T1, or in T1
+        roles = np.array([(code // 3 ** x) % 3 for x in range(n)])
+        col = light_top_column(cone.prior, cone.half, cone.E, roles == 2, roles >= 1)
+        if col is not None:
+            cols.append(col)
+    return np.array(cols).T
+
+
+# PML on the ball with light letters, eps over [0.5, 2], radii of the study's range
+_LIGHT_TOP_CASES = [(8, 0.6, 51, 0.08), (9, 1.3, 52, 0.05), (9, 1.95, 53, 0.12)]
+
+
+@pytest.mark.parametrize("n, eps, seed, beta", _LIGHT_TOP_CASES)
+def test_the_light_top_family_solved_alone_bounds_its_members(n, eps, seed, beta, monkeypatch):
+    """relaxed_dual solves the light-top lifting (2N + 2 square) alone at the kept point when its
+    certificate there is loose (family_bound_scs): that bound is at or above phi of every light-top
+    column (enumerated) and below the joint solve's certificate of the family, the relaxed design's
+    bound can only rise with it (on the eps = 1.95 draw by 6 %), and it stays at or below the
+    certified optimum."""
+    import leakage.design.pricing.lifted as lifted
+
+    p = _dirichlet_prior(n, seed)
+    cone = Cone.of(p, eps, beta, "pml")
+    members = _light_top_members(cone)
+    assert members.shape[1] > 0
+    opt = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", tol=1e-7)
+    assert opt.certified
+    monkeypatch.setattr(lifted, "_RETRY", -1.0)  # every run taken, the family always solved alone
+    monkeypatch.setattr(lifted, "_FAMILY_RUNS", 0)
+    joint = lifted.relaxed_dual(cone)
+    monkeypatch.setattr(lifted, "_FAMILY_RUNS", 2)
+    alone = lifted.relaxed_dual(cone)
+    lt = next(lift for lift in lifted.liftings(cone) if lift.name == "light_top")
+    assert lt.dim > n + 1
+    np.testing.assert_array_equal(alone.Z, joint.Z)  # the same point, priced again
+    phi = np.sum((alone.Z.T @ members) ** 2, axis=0) + alone.w @ members
+    solo = lifted.family_bound_scs(lt, alone.Z, alone.w, 2)
+    assert phi.max() <= solo
+    assert alone.families["light_top"] == min(joint.families["light_top"], solo)
+    assert alone.families["light_top"] < joint.families["light_top"]  # alone, its certificate is tighter
+    assert joint.bound <= alone.bound <= opt.value
 
 
 @pytest.mark.parametrize("n, eps, seed", [(13, 0.6, 41), (14, 1.8, 42)])

@@ -261,9 +261,15 @@ _DUAL_STEPS = {"ldp": 20000, "ball": 1500, "box": 1500}
 #: run continues from the last point), run in turn while a lifting's certificate loses more than
 #: ``_RETRY`` of 1 + y (each point's bound is certified apart, the best is kept): a larger scale
 #: than SCS's default with over-relaxation, run twice, brought the light-top certificate closer
-#: than SCS's default setting (docs/frequency-estimation.md)
-_DUAL_SETTINGS = (({"scale": 10.0, "alpha": 1.8}, 2),)
+#: than SCS's default setting; a scale ten times larger again reaches the relaxed optimum's value
+#: far sooner at large eps but certifies less at small eps, so it runs only where the first setting
+#: left a certificate loose (docs/frequency-estimation.md)
+_DUAL_SETTINGS = (({"scale": 10.0, "alpha": 1.8}, 2), ({"scale": 100.0, "alpha": 1.8}, 1))
 _RETRY = 1e-3
+#: a lifting larger than N + 1 (the light-top one) whose certificate at the kept point of
+#: :func:`relaxed_dual` still loses more than ``_RETRY`` is solved alone at that point, in at most
+#: this many SCS runs (:func:`family_bound_scs`)
+_FAMILY_RUNS = 6
 
 
 def _scs_points(prob, runs: int, **opts):
@@ -308,24 +314,54 @@ def _solve(prob, **opts) -> bool:
     return prob.status in ("optimal", "optimal_inaccurate")
 
 
-def family_bound(lift: Lifting, Z, w) -> float:
-    """A certified upper bound on phi over one lifting's members at the dual point (Z, w): the dual
-    program of its relaxation at that point (least y with the slack minus B^T Z Z^T B PSD) by
-    Clarabel (an interior point: its slack lies well inside the cone), certified by
-    :func:`_certified`; inf when the solver fails."""
+def _family_problem(lift: Lifting, Z, w):
+    """The dual program of one lifting's relaxation at the dual point (Z, w): least y with the slack
+    minus B^T Z Z^T B PSD (module docstring). Returns (problem, y, multipliers)."""
     import cvxpy as cp
 
-    Z = np.asarray(Z, dtype=float)
-    w = np.asarray(w, dtype=float)
     zb = Z.T @ lift.B
     y = cp.Variable()
     mult = _multipliers(lift)
     slack = _slack(lift, y, w, mult, lambda e, shape: cp.reshape(e, shape, order="C")) - zb.T @ zb
     cons = [mult[k] >= 0 for k in _NONNEG if k in mult] + [(slack + slack.T) / 2.0 >> 0]
-    prob = cp.Problem(cp.Minimize(y), cons)
+    return cp.Problem(cp.Minimize(y), cons), y, mult
+
+
+def family_bound(lift: Lifting, Z, w) -> float:
+    """A certified upper bound on phi over one lifting's members at the dual point (Z, w): the dual
+    program of its relaxation at that point (:func:`_family_problem`) by Clarabel (an interior
+    point: its slack lies well inside the cone), certified by :func:`_certified`; inf when the
+    solver fails."""
+    import cvxpy as cp
+
+    Z = np.asarray(Z, dtype=float)
+    w = np.asarray(w, dtype=float)
+    prob, y, mult = _family_problem(lift, Z, w)
     if not _solve(prob, solver=cp.CLARABEL) or y.value is None:
         return math.inf
     return _certified(lift, float(y.value), Z, w, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
+
+
+def family_bound_scs(lift: Lifting, Z, w, runs: int) -> float:
+    """As :func:`family_bound`, by SCS in at most ``runs`` runs of ``_DUAL_STEPS["ball"]`` steps,
+    each continuing from the last (:func:`_scs_points`), until a certificate loses at most
+    ``_RETRY`` of 1 + y: the least of the runs' certified bounds (inf when every run fails). For a
+    lifting too large for Clarabel in time (the light-top one, 2N + 2 square): alone at a fixed
+    point, its program converges far faster than inside the joint one of :func:`relaxed_dual`."""
+    Z = np.asarray(Z, dtype=float)
+    w = np.asarray(w, dtype=float)
+    prob, y, mult = _family_problem(lift, Z, w)
+    best = math.inf
+    opts = dict(_DUAL_SETTINGS[0][0], eps_abs=_DUAL_ACCURACY, eps_rel=_DUAL_ACCURACY, max_iters=_DUAL_STEPS["ball"])
+    for ok in _scs_points(prob, runs, **opts):
+        if not ok or y.value is None:
+            continue
+        yv = float(y.value)
+        cert = _certified(lift, yv, Z, w, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
+        best = min(best, cert)
+        if cert - yv <= _RETRY * (1.0 + abs(yv)):
+            break
+    return best
 
 
 def relaxed_bound(cone: Cone, Z, w) -> float:
@@ -351,7 +387,9 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
     that loses more than ``_RECERTIFY`` and the lifting is small, :func:`family_bound` certifies it
     again at the same point. On the ball and the box, while a certificate loses more than
     ``_RETRY``, SCS runs on (the runs and settings of ``_DUAL_SETTINGS``, :func:`_scs_points`) and
-    the point of the best certified bound is kept. None when every run fails."""
+    the point of the best certified bound is kept; a lifting larger than N + 1 (the light-top one)
+    still that loose there is then solved alone at that point (:func:`family_bound_scs`). None when
+    every run fails."""
     import cvxpy as cp
 
     n = cone.n
@@ -370,7 +408,11 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
         lmi = cp.bmat([[slack, zb.T], [zb, np.eye(n)]])
         cons.append((lmi + lmi.T) / 2.0 >> 0)
     prob = cp.Problem(cp.Maximize(2.0 * cp.trace(Z) + cp.sum(w) - y), cons)
-    best = None
+    best, best_y = None, 0.0
+
+    def loose(fams, yv):
+        return {name for name, cert in fams.items() if cert - yv > _RETRY * (1.0 + abs(yv))}
+
     for opts, runs in (({}, 1),) if cone.kind == "ldp" else _DUAL_SETTINGS:
         for ok in _scs_points(prob, runs, eps_abs=_DUAL_ACCURACY, eps_rel=_DUAL_ACCURACY,
                               max_iters=_DUAL_STEPS[cone.kind], **opts):
@@ -384,13 +426,27 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
                 if cert - yv > _RECERTIFY * (1.0 + abs(yv)) and lift.dim <= n + 1:
                     cert = min(cert, family_bound(lift, Zv, wv))
                 fams[lift.name] = cert
-            ones = float(np.sum((Zv.T @ np.ones(n)) ** 2) + wv.sum())  # the all-ones column, exactly
-            found = RelaxedDual(Zv, wv, max([ones] + list(fams.values())), fams)
+            found = _relaxed_dual_at(cone, Zv, wv, fams)
             if best is None or found.bound > best.bound:
-                best = found
-            if max(fams.values()) - yv <= _RETRY * (1.0 + abs(yv)):
+                best, best_y = found, yv
+            if not loose(fams, yv):
                 return best  # the certificate lost little: another run would not gain
+    if best is not None and cone.kind != "ldp":
+        # a large lifting still loose at the kept point: solved alone there (family_bound_scs)
+        fams = dict(best.families)
+        for lift in lifts:
+            if lift.name in loose(fams, best_y) and lift.dim > n + 1 and _FAMILY_RUNS > 0:
+                fams[lift.name] = min(fams[lift.name], family_bound_scs(lift, best.Z, best.w, _FAMILY_RUNS))
+        if fams != best.families:
+            best = _relaxed_dual_at(cone, best.Z, best.w, fams)
     return best
+
+
+def _relaxed_dual_at(cone: Cone, Z: np.ndarray, w: np.ndarray, fams: dict) -> RelaxedDual:
+    """The :class:`RelaxedDual` of the point (Z, w) with the liftings' certified bounds ``fams``
+    and the all-ones column priced exactly."""
+    ones = float(np.sum((Z.T @ np.ones(cone.n)) ** 2) + w.sum())
+    return RelaxedDual(Z, w, max([ones] + list(fams.values())), fams)
 
 
 #: An implementation module of the design engine: its functions trust their inputs, which
