@@ -412,6 +412,7 @@ def test_the_light_top_family_solved_alone_bounds_its_members(n, eps, seed, beta
     phi = np.sum((alone.Z.T @ members) ** 2, axis=0) + alone.w @ members
     solo = lifted.family_bound_scs(lt, alone.Z, alone.w, 2)
     assert phi.max() <= solo
+    assert phi.max() <= alone.families["light_top"]  # the bound relaxed_dual keeps
     assert alone.families["light_top"] == min(joint.families["light_top"], solo)
     assert alone.families["light_top"] < joint.families["light_top"]  # alone, its certificate is tighter
     assert joint.bound <= alone.bound <= opt.value
