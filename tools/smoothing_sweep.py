@@ -4,7 +4,7 @@ Usage: python tools/smoothing_sweep.py [--priors CSV] [--weights 0.8,0.95,0.99] 
 
 Beyond the exhaustive pricing the column-generation loop of the PML design searches at the point
 a (Z_r, w_r) + (1 - a) (Z, w) between the relaxed design's duals and the master's
-(``leakage.design.frequency._SMOOTH``, docs/frequency-estimation.md). For every weight a of
+(``leakage.design.frequency._SMOOTH["ball"]``, docs/frequency-estimation.md). For every weight a of
 ``--weights`` this runs the study's PML design (seeded with the study's LDP design, the study's
 budgets: ``frequency_design_benchmark``) on native-country at the study's eps and on the three
 N = 42 Dirichlet draws of ``frequency_design_benchmark.family_cases``, the weight set on the module
@@ -58,7 +58,7 @@ def measure(priors: Path, weights, seed: int):
         ldp = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", tol=tol,
                                 max_iterations=its["large_max_iterations"])
         for a in weights:
-            frequency._SMOOTH = a
+            frequency._SMOOTH = {**frequency._SMOOTH, "ball": a}
             t = time.perf_counter()
             d = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", tol=tol,
                                   max_iterations=its["large_max_iterations_pml"], warm_start=[ldp])
