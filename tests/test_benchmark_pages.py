@@ -227,3 +227,18 @@ def test_the_design_benchmark_reads_a_joint_attribute(tmp_path, monkeypatch):
     assert np.allclose(db.adult_prior("age"), frame["age"].value_counts().sort_values(ascending=False).to_numpy() / 500)
     monkeypatch.setattr(db, "ADULT", str(tmp_path / "absent.csv"))
     assert db.adult_prior("education") is None
+
+
+def test_the_smoothing_page_is_the_files_rows():
+    """docs/measurements/frequency-smoothing.md is what tools/smoothing_sweep.py renders from its CSV
+    and JSON, every case is measured at the same weights, and the page is included where the
+    weight is explained."""
+    import smoothing_sweep
+
+    assert (MEASUREMENTS / "frequency-smoothing.md").read_text() == smoothing_sweep.table()
+    rows = _rows("frequency-smoothing.csv")
+    weights = {}
+    for r in rows:
+        weights.setdefault((r["case"], r["eps"]), set()).add(float(r["weight"]))
+    assert len(set(map(frozenset, weights.values()))) == 1 and len(rows) == sum(map(len, weights.values()))
+    assert '--8<-- "measurements/frequency-smoothing.md"' in (ROOT / "docs" / "frequency-estimation.md").read_text()

@@ -71,7 +71,8 @@ def measure(priors: Path, weights, seed: int):
     return rows
 
 
-def render(csv_path: Path = OUT) -> str:
+def table(csv_path: Path = OUT) -> str:
+    """The page of ``csv_path`` and its JSON (what :func:`render` writes)."""
     meta = json.loads(csv_path.with_suffix(".json").read_text())
     with open(csv_path, newline="") as f:
         rows = list(csv.DictReader(f))
@@ -90,7 +91,11 @@ def render(csv_path: Path = OUT) -> str:
                      f"{float(r['value']) / least[(r['case'], r['eps'])]:.4f} |")
     lines += ["", f"Measured on commit `{meta['commit']}` ({meta['date']}, {meta['machine']}) by "
               f"`{meta['command']}`. {meta.get('note', '')}".rstrip(), ""]
-    text = "\n".join(lines)
+    return "\n".join(lines)
+
+
+def render(csv_path: Path = OUT) -> str:
+    text = table(csv_path)
     csv_path.with_suffix(".md").write_text(text)
     return text
 
