@@ -110,6 +110,22 @@ def measure(priors: Path, only, large_iterations: int | None, joint=(), dataset:
     return rows
 
 
+def write_meta(csv_path: Path, command: str, note: str) -> None:
+    """The JSON beside a measurement CSV: the command, the commit measured, date, machine, note."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                            text=True).stdout.strip()
+    meta = dict(command=command, commit=commit, date=datetime.date.today().isoformat(),
+                machine=f"{platform.machine()}, Linux {platform.release()}, Python {platform.python_version()}",
+                note=note)
+    csv_path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+
+
+def measured_line(meta: dict) -> str:
+    """The sentence under a generated table: commit, date, machine, command and note."""
+    return (f"Measured on commit `{meta['commit']}` ({meta['date']}, {meta['machine']}) by "
+            f"`{meta['command']}`. {meta.get('note', '')}").rstrip()
+
+
 def render(csv_path: Path = OUT) -> str:
     meta = json.loads(csv_path.with_suffix(".json").read_text())
     with open(csv_path, newline="") as f:
@@ -124,8 +140,7 @@ def render(csv_path: Path = OUT) -> str:
                      f"{float(r['value']):.6g} | {float(r['bound']):.6g} | {float(r['gap']):.1e} | {r['certified']} | "
                      f"{r['iterations']} | {float(r['seconds']):.1f} | {r['limited_by']} | "
                      f"{float(r['oracle_ratio']):.3f} ({r['best_oracle']}) |")
-    lines += ["", f"Measured on commit `{meta['commit']}` ({meta['date']}, {meta['machine']}) by "
-              f"`{meta['command']}`. {meta.get('note', '')}".rstrip(), ""]
+    lines += ["", measured_line(meta), ""]
     text = "\n".join(lines)
     csv_path.with_suffix(".md").write_text(text)
     return text
@@ -163,19 +178,13 @@ def main():
             if not args.append:
                 w.writeheader()
             w.writerows(rows)
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True).stdout.strip()
         opts = " ".join(f"--{k} {v}" for k, v in (("family", args.family), ("draws", args.family and args.draws),
                                                    ("seed", args.family and args.seed),
                                                    ("large-iterations", args.large_iterations),
                                                    ("large-iterations-pml", args.large_iterations_pml)) if v)
         if args.append:
             opts += " --append"
-        meta = dict(command=f"python tools/frequency_design_benchmark.py {opts}".strip(), commit=commit,
-                    date=datetime.date.today().isoformat(),
-                    machine=f"{platform.machine()}, Linux {platform.release()}, Python {platform.python_version()}",
-                    note=args.note)
-        args.csv.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        write_meta(args.csv, f"python tools/frequency_design_benchmark.py {opts}".strip(), args.note)
     print(render(args.csv))
 
 

@@ -18,10 +18,7 @@ from __future__ import annotations
 
 import argparse
 import csv
-import datetime
 import json
-import platform
-import subprocess
 import time
 from pathlib import Path
 
@@ -32,7 +29,7 @@ import leakage.design.frequency as frequency
 from leakage.design import optimal_mechanism
 from leakage.estimation.concentration import beta_star
 
-from frequency_design_benchmark import family_cases
+from frequency_design_benchmark import family_cases, measured_line, write_meta
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "measurements" / "frequency-smoothing.csv"
@@ -89,8 +86,7 @@ def table(csv_path: Path = OUT) -> str:
                      f"{float(r['value_half']):.6g} | {float(r['value']):.6g} | {float(r['bound']):.6g} | "
                      f"{float(r['gap']):.1e} | {float(r['seconds']):.1f} | "
                      f"{float(r['value']) / least[(r['case'], r['eps'])]:.4f} |")
-    lines += ["", f"Measured on commit `{meta['commit']}` ({meta['date']}, {meta['machine']}) by "
-              f"`{meta['command']}`. {meta.get('note', '')}".rstrip(), ""]
+    lines += ["", measured_line(meta), ""]
     return "\n".join(lines)
 
 
@@ -116,13 +112,8 @@ def main():
             w = csv.DictWriter(f, fieldnames=FIELDS)
             w.writeheader()
             w.writerows(rows)
-        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                                text=True).stdout.strip()
-        meta = dict(command=f"python tools/smoothing_sweep.py --weights {args.weights} --family-seed {args.family_seed}",
-                    commit=commit, date=datetime.date.today().isoformat(),
-                    machine=f"{platform.machine()}, Linux {platform.release()}, Python {platform.python_version()}",
-                    note=args.note)
-        args.csv.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+        write_meta(args.csv, f"python tools/smoothing_sweep.py --weights {args.weights} --family-seed {args.family_seed}",
+                   args.note)
     print(render(args.csv))
 
 
