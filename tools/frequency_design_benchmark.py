@@ -23,7 +23,6 @@ import csv
 import datetime
 import json
 import platform
-import subprocess
 import time
 from pathlib import Path
 
@@ -112,12 +111,13 @@ def measure(priors: Path, only, large_iterations: int | None, joint=(), dataset:
 
 def write_meta(csv_path: Path, command: str, note: str) -> None:
     """The JSON beside a measurement CSV: the command, the commit measured, date, machine, note."""
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
-                            text=True).stdout.strip()
-    meta = dict(command=command, commit=commit, date=datetime.date.today().isoformat(),
-                machine=f"{platform.machine()}, Linux {platform.release()}, Python {platform.python_version()}",
-                note=note)
-    csv_path.with_suffix(".json").write_text(json.dumps(meta, indent=2, sort_keys=True) + "\n")
+    from benchmark_pages import commit_of
+    from benchmark_pages import write_meta as write_json
+
+    write_json(csv_path.with_suffix(".json"),
+               dict(command=command, commit=commit_of(ROOT), date=datetime.date.today().isoformat(),
+                    machine=f"{platform.machine()}, Linux {platform.release()}, Python {platform.python_version()}",
+                    note=note))
 
 
 def measured_line(meta: dict) -> str:
