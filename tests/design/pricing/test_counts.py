@@ -115,6 +115,71 @@ def test_light_top_table_is_exact(seed):
     assert checked >= 10
 
 
+def test_programmes_by_rows_are_one_programme_per_row_bit_for_bit():
+    # each row of the joint programmes is the single programme over its letters, the same floats
+    # (duals rounded to two decimals: sums tie, and a tie must keep the same value)
+    rng = np.random.default_rng(11)
+    for _ in range(20):
+        n = int(rng.integers(1, 12))
+        counts = rng.integers(1, 25, size=n)
+        m = int(rng.integers(1, counts.sum() + 5))
+        w = np.round(rng.normal(size=n), 2)
+        allowed = rng.random((int(rng.integers(1, 9)), n)) < 0.6
+        got = tables._least_weight_by_rows(counts, w, allowed, m)
+        for row, mask in zip(got, allowed):
+            assert np.array_equal(row, tables.least_weight_by_count(counts, w, np.flatnonzero(mask), m)[0])
+
+
+def _light_top_one_set_at_a_time(counts, m, p, w, eps, half, keep, collect):
+    """The light-top table as first written: one programme per top set, each set's best ``keep``
+    counts, then the best ``keep`` of all (ties: the earlier set, then the smaller count)."""
+    E = math.exp(eps)
+    tops = tables._subsets_below(counts, np.flatnonzero(p < half), math.ceil(half * m) - 1, 10**6)
+    best, entries = -math.inf, []
+    for t1 in tops:
+        c1 = int(counts[t1].sum())
+        p1, w1 = c1 / m, float(w[t1].sum())
+        others = np.flatnonzero(~t1)
+        dp, take = tables.least_weight_by_count(counts, w, others, m - c1)
+        sig = (c1 + np.arange(dp.size)) / m
+        ok = np.isfinite(dp) & (sig >= half + 1.0 / E) & (c1 + np.arange(dp.size) < m) & (p1 < half)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            kk = np.where(ok, E * (sig - half), 1.0)
+            d = sig + (kk - 1.0) * p1
+            val = np.where(ok, (p1 * kk * np.log(kk) - (kk - 1.0) * w1 - (w1 + dp)) / d - np.log(d), -np.inf)
+        best = max(best, float(val.max()))
+        entries += [(float(val[j]), t1, t1 | tables.rebuild(take, counts, others, int(j), p.size))
+                    for j in np.argsort(-val, kind="stable")[:keep] if np.isfinite(val[j]) and val[j] > collect]
+    entries.sort(key=lambda e: -e[0])
+    return best, [(t1, s) for _, t1, s in entries[:keep]]
+
+
+@pytest.mark.parametrize("cells", [1 << 21, 64])  # 64: many blocks of programmes, each a few sets
+def test_light_top_table_lists_what_one_programme_per_set_lists(cells, monkeypatch):
+    # the joint programmes keep the same best value and list the same sets in the same order as one
+    # programme per top set, ties included (duals rounded), whatever the blocks
+    monkeypatch.setattr(tables, "_ROWS_CELLS", cells)
+    rng = np.random.default_rng(612)
+    checked = 0
+    for _ in range(40):
+        n = int(rng.integers(3, 10))
+        p, counts, m = grid_prior(rng, n)
+        eps = float(rng.uniform(0.1, 4.0))
+        half = float(rng.uniform(1.01 * p.min(), 0.45))
+        w = np.round(duals(rng, p), 2) if rng.random() < 0.5 else duals(rng, p)
+        keep = int(rng.choice([1, 3, 12]))
+        collect = -math.inf if rng.random() < 0.5 else float(rng.normal(scale=0.3))
+        res = tables.light_top_table(counts, m, p, w, eps, half, keep, collect)
+        best, found = _light_top_one_set_at_a_time(counts, m, p, w, eps, half, keep, collect)
+        if best == -math.inf:
+            assert res.best == -math.inf and res.found == []
+            continue
+        assert res.best == best and len(res.found) == len(found)
+        assert all(np.array_equal(a[0], b[0]) and np.array_equal(a[1], b[1]) for a, b in zip(res.found, found))
+        checked += 1
+    assert checked >= 20
+
+
 def test_light_top_table_declines_too_many_top_sets():
     counts = np.ones(20, int)  # 20 letters of mass 1/40 below beta/2 = 0.4: 2^20 top sets
     counts = np.concatenate([counts, [20]])
@@ -137,3 +202,26 @@ def test_least_weight_without_each_letter_equals_a_programme_without_it():
                 mask = tables._rebuild_steps(steps, counts, int(c), n)
                 assert not mask[f] and counts[mask].sum() == c
                 assert w[mask].sum() == pytest.approx(dp[c], abs=1e-12)
+
+
+# ----------------------------------------------------------------------------- benchmarks
+# The light-top table at the Monte Carlo designs' size (education: N = 16, a subset of m = 820
+# records): all top sets' programmes at once against one programme per set, the way it was first
+# written. Run with -n0 --benchmark-enable; the group compares them in the same run.
+def _bench_instance():
+    rng = np.random.default_rng(3)
+    counts = rng.multinomial(820 - 16, rng.dirichlet(np.full(16, 0.4))) + 1
+    p = counts / 820
+    return counts, 820, p, duals(rng, p), 1.0, 0.06, 16, -math.inf
+
+
+@pytest.mark.benchmark(group="light-top table")
+def test_bench_light_top_table_joint_programmes(benchmark):
+    res = benchmark(tables.light_top_table, *_bench_instance())
+    assert res is not None and res.nodes > 100
+
+
+@pytest.mark.benchmark(group="light-top table")
+def test_bench_light_top_table_one_programme_per_set(benchmark):
+    best, _ = benchmark(_light_top_one_set_at_a_time, *_bench_instance())
+    assert best == tables.light_top_table(*_bench_instance()).best

@@ -200,7 +200,12 @@ def light_top_table(counts, m, prior, duals, eps, half, keep, collect) -> Search
     enumerating the top sets T1 (letters lighter than beta/2, P(T1) < beta/2) and, for each, a
     programme over the other letters for S minus T1. None when there are more than
     ``MAX_TOP_SETS`` top sets or their programmes would exceed ``MAX_TABLE_WORK``.
-    ``found``: (T1, S) masks over the letters."""
+    ``found``: (T1, S) masks over the letters.
+
+    The programmes of all top sets run at once, one row each (:func:`_least_weight_by_rows`, in
+    blocks of ``_ROWS_CELLS`` entries), and only the sets the result lists are rebuilt, each by its
+    own programme: the same sums in the same order as one programme per set, hence the same values,
+    without a Python loop over the sets."""
     n = counts.size
     E = math.exp(eps)
     light = np.flatnonzero(prior < half)
@@ -208,39 +213,78 @@ def light_top_table(counts, m, prior, duals, eps, half, keep, collect) -> Search
     tops = _subsets_below(counts, light, c1_max, min(MAX_TOP_SETS, MAX_TABLE_WORK // (n * (m + 1))))
     if tops is None:
         return None
-    c = np.arange(m + 1)
+    masks = np.array(tops)
+    c1 = masks.astype(np.int64) @ counts.astype(np.int64)
+    w1 = np.array([float(duals[t].sum()) for t in tops])
+    j = np.arange(m + 1)  # count of S minus T1
     s_min = half + 1.0 / E
     best = -math.inf
-    entries = []  # (value, T1 mask, count of S, letters, take)
-    for t1 in tops:
-        c1 = int(counts[t1].sum())
-        p1 = c1 / m
-        w1 = float(duals[t1].sum())
-        others = np.flatnonzero(~t1)
-        dp, take = least_weight_by_count(counts, duals, others, m - c1)
-        cs = c1 + np.arange(dp.size)  # count of S
+    cand_v, cand_i = np.zeros(0), np.zeros(0, np.int64)  # the best ``keep`` (value, row * (m + 1) + j) so far
+    step = max(1, _ROWS_CELLS // (m + 1))
+    for lo in range(0, len(tops), step):
+        rows = slice(lo, lo + step)
+        dp = _least_weight_by_rows(counts, duals, ~masks[rows], m)
+        # the counts of S minus T1 where some set of the block may have sig >= s_min and S < all
+        first = max(0, math.floor(s_min * m) - int(c1[rows].max()) - 1)
+        last = m - int(c1[rows].min())
+        if last <= first:
+            continue
+        jj = j[first:last]
+        dp = dp[:, first:last]
+        cs = c1[rows, None] + jj[None, :]  # count of S
         sig = cs / m
+        p1 = (c1[rows] / m)[:, None]
         k = E * (sig - half)
         ok = np.isfinite(dp) & (sig >= s_min) & (cs < m) & (p1 < half)
         with np.errstate(divide="ignore", invalid="ignore"):
             kk = np.where(ok, k, 1.0)
             d = sig + (kk - 1.0) * p1
-            val = (p1 * kk * np.log(kk) - (kk - 1.0) * w1 - (w1 + dp)) / d - np.log(d)
+            wr = w1[rows, None]
+            val = (p1 * kk * np.log(kk) - (kk - 1.0) * wr - (wr + dp)) / d - np.log(d)
         val = np.where(ok, val, -np.inf)
-        i = int(np.argmax(val))
-        if np.isfinite(val[i]):
-            best = max(best, float(val[i]))
-            for j in np.argsort(-val, kind="stable")[:keep]:
-                if np.isfinite(val[j]) and val[j] > collect:
-                    entries.append((float(val[j]), t1, int(j), others, take))
+        if np.isfinite(val).any():
+            best = max(best, float(val.max()))
+        flat = np.flatnonzero(np.isfinite(val) & (val > collect))
+        if keep > 0 and flat.size:
+            v = val.ravel()[flat]
+            if flat.size > keep:  # every entry tied with the keep-th largest stays: ties go by position
+                sel = v >= np.partition(v, flat.size - keep)[flat.size - keep]
+                flat, v = flat[sel], v[sel]
+            row, col = np.divmod(flat, jj.size)
+            cand_v = np.concatenate([cand_v, v])
+            cand_i = np.concatenate([cand_i, (lo + row) * (m + 1) + first + col])
+            order = np.lexsort((cand_i, -cand_v))[:keep]
+            cand_v, cand_i = cand_v[order], cand_i[order]
     if best == -math.inf:
         return SearchResult(-math.inf, [], -math.inf, len(tops), False)
-    entries.sort(key=lambda e: -e[0])
     found = []
-    for v, t1, j, others, take in entries[:keep]:
-        s = t1 | rebuild(take, counts, others, j, n)
-        found.append((t1, s))
+    for i in cand_i.tolist():
+        t1 = masks[i // (m + 1)]
+        others = np.flatnonzero(~t1)
+        _, take = least_weight_by_count(counts, duals, others, m - int(counts[t1].sum()))
+        found.append((t1, t1 | rebuild(take, counts, others, i % (m + 1), n)))
     return SearchResult(best + _MARGIN * (1.0 + abs(best)), found, best, len(tops), False)
+
+
+#: table entries (top sets x counts) of one block of :func:`light_top_table`'s programmes
+_ROWS_CELLS = 1 << 21
+
+
+def _least_weight_by_rows(counts, duals, allowed, m: int) -> np.ndarray:
+    """:func:`least_weight_by_count` for several letter sets at once, without the choices: row i
+    holds the least dual sums by count c = 0..m over the subsets of the letters ``allowed[i]``
+    (a mask over the letters), each letter added in index order as there (the same sums)."""
+    dp = np.full((allowed.shape[0], m + 1), np.inf)
+    dp[:, 0] = 0.0
+    for x in range(counts.size):
+        n_x = int(counts[x])
+        if n_x > m or not allowed[:, x].any():
+            continue
+        # a row without the letter adds inf: it keeps its table (the least of two sums is the one
+        # the single programme's strict comparison keeps, whichever it is when they tie)
+        cand = dp[:, : m + 1 - n_x] + np.where(allowed[:, x], duals[x], np.inf)[:, None]
+        np.minimum(dp[:, n_x:], cand, out=dp[:, n_x:])
+    return dp
 
 
 def _subsets_below(counts, letters, c_max, limit):
