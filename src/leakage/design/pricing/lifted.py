@@ -375,6 +375,7 @@ def relaxed_bound(cone: Cone, Z, w) -> float:
 
 #: a lifting whose certificate from the joint solve exceeds its y by more than this fraction of
 #: 1 + |y| is certified again by :func:`family_bound` at that point, when it is small (dimension <= N + 1)
+#: and could set the bound (:func:`_recertify_small`)
 _RECERTIFY = 1e-4
 
 
@@ -385,7 +386,7 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
     far faster than an interior point at these sizes). Each lifting's bound is certified from the
     solver's multipliers (:func:`_certified`), so it does not rest on the solve's accuracy; where
     that loses more than ``_RECERTIFY`` and the lifting is small, :func:`family_bound` certifies it
-    again at the same point. On the ball and the box, while a certificate loses more than
+    again at the same point where it could set the bound (:func:`_recertify_small`). On the ball and the box, while a certificate loses more than
     ``_RETRY``, SCS runs on (the runs and settings of ``_DUAL_SETTINGS``, :func:`_scs_points`) and
     the point of the best certified bound is kept; a lifting larger than N + 1 (the light-top one)
     still that loose there is then solved alone at that point (:func:`family_bound_scs`). None when
@@ -420,12 +421,9 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
                 continue
             Zv = (np.asarray(Z.value, dtype=float) + np.asarray(Z.value, dtype=float).T) / 2.0
             wv, yv = np.asarray(w.value, dtype=float), float(y.value)
-            fams = {}
-            for lift, mult in zip(lifts, mults):
-                cert = _certified(lift, yv, Zv, wv, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
-                if cert - yv > _RECERTIFY * (1.0 + abs(yv)) and lift.dim <= n + 1:
-                    cert = min(cert, family_bound(lift, Zv, wv))
-                fams[lift.name] = cert
+            fams = {lift.name: _certified(lift, yv, Zv, wv, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
+                    for lift, mult in zip(lifts, mults)}
+            _recertify_small(cone, lifts, fams, yv, Zv, wv)
             found = _relaxed_dual_at(cone, Zv, wv, fams)
             if best is None or found.bound > best.bound:
                 best, best_y = found, yv
@@ -438,8 +436,27 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
             if lift.name in loose(fams, best_y) and lift.dim > n + 1 and _FAMILY_RUNS > 0:
                 fams[lift.name] = min(fams[lift.name], family_bound_scs(lift, best.Z, best.w, _FAMILY_RUNS))
         if fams != best.families:
+            _recertify_small(cone, lifts, fams, best_y, best.Z, best.w)  # the large ones may no longer set it
             best = _relaxed_dual_at(cone, best.Z, best.w, fams)
     return best
+
+
+def _recertify_small(cone: Cone, lifts, fams: dict, y: float, Z: np.ndarray, w: np.ndarray) -> None:
+    """Certify again by :func:`family_bound` (in ``fams``, in place) every small lifting (dimension
+    <= N + 1) whose certificate loses more than ``_RECERTIFY`` of 1 + |y| and could still set the
+    bound, the largest certificate first: one above the all-ones column's value, the large
+    liftings' certificates and those already certified again. A certificate at or below one of
+    those does not move the bound, and the interior-point solve is what costs at large N (a
+    lifting of N + 1 = 102 takes Clarabel most of a minute), so it is skipped: the bound is the
+    same as with every loose small lifting certified again."""
+    n = cone.n
+    floor = max([float(np.sum((Z.T @ np.ones(n)) ** 2) + w.sum())] + [fams[l.name] for l in lifts if l.dim > n + 1])
+    for lift in sorted((l for l in lifts if l.dim <= n + 1), key=lambda l: -fams[l.name]):
+        if fams[lift.name] <= floor:
+            break
+        if fams[lift.name] - y > _RECERTIFY * (1.0 + abs(y)):
+            fams[lift.name] = min(fams[lift.name], family_bound(lift, Z, w))
+        floor = max(floor, fams[lift.name])
 
 
 def _relaxed_dual_at(cone: Cone, Z: np.ndarray, w: np.ndarray, fams: dict) -> RelaxedDual:
