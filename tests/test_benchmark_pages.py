@@ -229,16 +229,17 @@ def test_the_design_benchmark_reads_a_joint_attribute(tmp_path, monkeypatch):
     assert db.adult_prior("education") is None
 
 
-def test_the_smoothing_page_is_the_files_rows():
-    """docs/measurements/frequency-smoothing.md is what tools/smoothing_sweep.py renders from its CSV
-    and JSON, every case is measured at the same weights, and the page is included where the
-    weight is explained."""
+@pytest.mark.parametrize("name", ["frequency-smoothing", "frequency-smoothing-ldp", "frequency-smoothing-ldp-heldout"])
+def test_the_smoothing_page_is_the_files_rows(name):
+    """docs/measurements/frequency-smoothing*.md are what tools/smoothing_sweep.py renders from their
+    CSV and JSON, every case of a page is measured at the same weights, and each page is included
+    where the weight is explained."""
     import smoothing_sweep
 
-    assert (MEASUREMENTS / "frequency-smoothing.md").read_text() == smoothing_sweep.table()
-    rows = _rows("frequency-smoothing.csv")
+    assert (MEASUREMENTS / f"{name}.md").read_text() == smoothing_sweep.table(MEASUREMENTS / f"{name}.csv")
+    rows = _rows(f"{name}.csv")
     weights = {}
     for r in rows:
-        weights.setdefault((r["case"], r["eps"]), set()).add(float(r["weight"]))
+        weights.setdefault((r["case"], r["n"], r["eps"]), set()).add(float(r["weight"]))
     assert len(set(map(frozenset, weights.values()))) == 1 and len(rows) == sum(map(len, weights.values()))
-    assert '--8<-- "measurements/frequency-smoothing.md"' in (ROOT / "docs" / "frequency-estimation.md").read_text()
+    assert f'--8<-- "measurements/{name}.md"' in (ROOT / "docs" / "frequency-estimation.md").read_text()

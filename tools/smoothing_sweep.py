@@ -1,17 +1,20 @@
 """The weight of the smoothing beyond the exhaustive pricing, measured side by side.
 
-Usage: python tools/smoothing_sweep.py [--priors CSV] [--weights 0.8,0.95,0.99] [--family-seed 44] [--render]
+Usage: python tools/smoothing_sweep.py [--priors CSV] [--weights 0.8,0.95,0.99] [--family-seed 44]
+       [--cone ball|ldp] [--sizes 42,74] [--render]
 
-Beyond the exhaustive pricing the column-generation loop of the PML design searches at the point
+Beyond the exhaustive pricing the column-generation loop searches at the point
 a (Z_r, w_r) + (1 - a) (Z, w) between the relaxed design's duals and the master's
-(``leakage.design.frequency._SMOOTH["ball"]``, docs/frequency-estimation.md). For every weight a of
-``--weights`` this runs the study's PML design (seeded with the study's LDP design, the study's
-budgets: ``frequency_design_benchmark``) on native-country at the study's eps and on the three
-N = 42 Dirichlet draws of ``frequency_design_benchmark.family_cases``, the weight set on the module
-for the run. Rows: case, n, eps, weight, the value after half of the iterations and at the end,
-the certified bound, the gap (relative to 1 + value) and the PML design's seconds. Writes
-docs/measurements/frequency-smoothing.csv with a JSON beside it and renders the .md page
-(``--render``: only the rendering).
+(``leakage.design.frequency._SMOOTH``, per cone; docs/frequency-estimation.md). For every weight a
+of ``--weights`` this runs the study's design of the cone (``--cone ball``: the PML design, seeded
+with the study's LDP design; ``--cone ldp``: the LDP design, unseeded as in
+``frequency_design_benchmark``'s families; the study's budgets) on native-country at the study's
+eps and on the three Dirichlet draws of ``frequency_design_benchmark.family_cases`` of every N of
+``--sizes``, the weight set on the module for the run. Rows: case, n, eps, weight, the value after
+half of the iterations and at the end, the certified bound, the gap (relative to 1 + value) and the
+design's seconds. Writes docs/measurements/frequency-smoothing.csv (``--cone ldp``:
+frequency-smoothing-ldp.csv) with a JSON beside it and renders the .md page (``--render``: only
+the rendering).
 """
 
 from __future__ import annotations
@@ -33,32 +36,43 @@ from frequency_design_benchmark import family_cases, measured_line, write_meta
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "measurements" / "frequency-smoothing.csv"
+OUT_LDP = ROOT / "docs" / "measurements" / "frequency-smoothing-ldp.csv"
 FIELDS = ["case", "n", "eps", "weight", "value_half", "value", "bound", "gap", "seconds"]
 
 
-def cases(priors: Path, seed: int):
+def cases(priors: Path, seed: int, sizes=(42,)):
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())["adult-design"]
     with open(priors, newline="") as f:
         counts = np.array([float(r["count"]) for r in csv.DictReader(f) if r["attribute"] == "native-country"])
     out = [("native-country", counts, eps) for eps in cfg["eps"]]
-    out += [(name, c, e[0]) for name, c, e in family_cases([42], 3, seed)]
+    out += [(name, c, e[0]) for name, c, e in family_cases(list(sizes), 3, seed)]
     return cfg, out
 
 
-def measure(priors: Path, weights, seed: int):
-    cfg, todo = cases(priors, seed)
+def measure(priors: Path, weights, seed: int, cone: str = "ball", sizes=(42,)):
+    cfg, todo = cases(priors, seed, sizes)
     tol, its = cfg["engine"]["tol"], cfg["frequency"]
     rows = []
     for name, counts, eps in todo:
         m, p = int(round(counts.sum())), counts / counts.sum()
         beta = beta_star(cfg["delta"], m, p.size)
-        ldp = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", tol=tol,
-                                max_iterations=its["large_max_iterations"])
+        ldp = None
+        if cone == "ball":
+            ldp = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", tol=tol,
+                                    max_iterations=its["large_max_iterations"])
         for a in weights:
-            frequency._SMOOTH = {**frequency._SMOOTH, "ball": a}
+            saved = frequency._SMOOTH
+            frequency._SMOOTH = {**saved, cone: a}
             t = time.perf_counter()
-            d = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", tol=tol,
-                                  max_iterations=its["large_max_iterations_pml"], warm_start=[ldp])
+            try:
+                if cone == "ball":
+                    d = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", tol=tol,
+                                          max_iterations=its["large_max_iterations_pml"], warm_start=[ldp])
+                else:
+                    d = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", tol=tol,
+                                          max_iterations=its["large_max_iterations"])
+            finally:
+                frequency._SMOOTH = saved
             sec = time.perf_counter() - t
             hist = d.stats["history"]
             row = dict(case=name, n=p.size, eps=eps, weight=a, value_half=hist[(len(hist) - 1) // 2][0],
@@ -101,19 +115,23 @@ def main():
     ap.add_argument("--priors", type=Path, default=ROOT / "results" / "adult-design" / "priors.csv")
     ap.add_argument("--weights", default="0.8,0.95,0.99")
     ap.add_argument("--family-seed", type=int, default=44)
-    ap.add_argument("--csv", type=Path, default=OUT)
+    ap.add_argument("--cone", choices=("ball", "ldp"), default="ball")
+    ap.add_argument("--sizes", default="42", help="N of the Dirichlet draws, comma-separated")
+    ap.add_argument("--csv", type=Path, default=None, help="default: frequency-smoothing(-ldp).csv")
     ap.add_argument("--note", default="")
     ap.add_argument("--render", action="store_true")
     args = ap.parse_args()
+    args.csv = args.csv or (OUT if args.cone == "ball" else OUT_LDP)
     if not args.render:
         weights = [float(x) for x in args.weights.split(",")]
-        rows = measure(args.priors, weights, args.family_seed)
+        sizes = [int(x) for x in args.sizes.split(",")]
+        rows = measure(args.priors, weights, args.family_seed, args.cone, sizes)
         with open(args.csv, "w", newline="") as f:
             w = csv.DictWriter(f, fieldnames=FIELDS)
             w.writeheader()
             w.writerows(rows)
-        write_meta(args.csv, f"python tools/smoothing_sweep.py --weights {args.weights} --family-seed {args.family_seed}",
-                   args.note)
+        write_meta(args.csv, f"python tools/smoothing_sweep.py --weights {args.weights} --family-seed "
+                             f"{args.family_seed} --cone {args.cone} --sizes {args.sizes}", args.note)
     print(render(args.csv))
 
 
