@@ -57,6 +57,16 @@ def grid_prior(rng, n):
     return counts / m, counts, m
 
 
+def light_top_grid_instance(rng, n_max):
+    """A light-top instance on an empirical prior of 3 to ``n_max`` - 1 letters: (p, counts, m, eps,
+    half), eps in [0.1, 4] and beta/2 between the least mass and 0.45."""
+    n = int(rng.integers(3, n_max))
+    p, counts, m = grid_prior(rng, n)
+    eps = float(rng.uniform(0.1, 4.0))
+    half = float(rng.uniform(1.01 * p.min(), 0.45))
+    return p, counts, m, eps, half
+
+
 def heavy_columns(p, eps, half):
     """Every heavy two-level column: low / H (1 + half low) on T, P(T) in [half, 1/H)."""
     from leakage.design.vertices import subset_masks

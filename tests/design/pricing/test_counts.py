@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from design_instances import duals, grid_prior, heavy_columns, light_top_columns, prior, values
+from design_instances import duals, grid_prior, heavy_columns, light_top_columns, light_top_grid_instance, prior, values
 from leakage.design.pricing import counts as tables
 from leakage.design.vertices import lift_vectors, staircase_columns, subset_masks
 
@@ -98,10 +98,7 @@ def test_light_top_table_is_exact(seed):
     rng = np.random.default_rng(600 + seed)
     checked = 0
     for _ in range(15):
-        n = int(rng.integers(3, 8))
-        p, counts, m = grid_prior(rng, n)
-        eps = float(rng.uniform(0.1, 4.0))
-        half = float(rng.uniform(1.01 * p.min(), 0.45))
+        p, counts, m, eps, half = light_top_grid_instance(rng, 8)
         cols = light_top_columns(p, eps, half)
         if cols.shape[1] == 0:
             continue
@@ -162,10 +159,7 @@ def test_light_top_table_lists_what_one_programme_per_set_lists(cells, monkeypat
     rng = np.random.default_rng(612)
     checked = 0
     for _ in range(40):
-        n = int(rng.integers(3, 10))
-        p, counts, m = grid_prior(rng, n)
-        eps = float(rng.uniform(0.1, 4.0))
-        half = float(rng.uniform(1.01 * p.min(), 0.45))
+        p, counts, m, eps, half = light_top_grid_instance(rng, 10)
         w = np.round(duals(rng, p), 2) if rng.random() < 0.5 else duals(rng, p)
         keep = int(rng.choice([1, 3, 12]))
         collect = -math.inf if rng.random() < 0.5 else float(rng.normal(scale=0.3))

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pytest
 
-from design_instances import duals, grid_prior, light_top_columns, values
+from design_instances import duals, grid_prior, light_top_columns, light_top_grid_instance, values
 from leakage.design.pricing import counts as tables
 from leakage.design.pricing.light_top_counts import light_top_count_search
 from leakage.design.vertices import light_top_column
@@ -41,10 +41,7 @@ def test_light_top_count_search_is_exact_against_every_column(seed):
     rng = np.random.default_rng(700 + seed)
     checked = 0
     for _ in range(15):
-        n = int(rng.integers(3, 8))
-        p, counts, m = grid_prior(rng, n)
-        eps = float(rng.uniform(0.1, 4.0))
-        half = float(rng.uniform(1.01 * p.min(), 0.45))
+        p, counts, m, eps, half = light_top_grid_instance(rng, 8)
         cols = light_top_columns(p, eps, half)
         if cols.shape[1] == 0:
             continue
