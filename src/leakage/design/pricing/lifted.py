@@ -369,8 +369,7 @@ def relaxed_bound(cone: Cone, Z, w) -> float:
     (any N): the largest of :func:`family_bound` over the liftings and phi of the all-ones column."""
     Z = np.asarray(Z, dtype=float)
     w = np.asarray(w, dtype=float)
-    ones = float(np.sum((Z.T @ np.ones(cone.n)) ** 2) + w.sum())
-    return max([ones] + [family_bound(lift, Z, w) for lift in liftings(cone)])
+    return max([_ones_value(Z, w)] + [family_bound(lift, Z, w) for lift in liftings(cone)])
 
 
 #: a lifting whose certificate from the joint solve exceeds its y by more than this fraction of
@@ -386,8 +385,8 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
     far faster than an interior point at these sizes). Each lifting's bound is certified from the
     solver's multipliers (:func:`_certified`), so it does not rest on the solve's accuracy; where
     that loses more than ``_RECERTIFY`` and the lifting is small, :func:`family_bound` certifies it
-    again at the same point where it could set the bound (:func:`_recertify_small`). On the ball and the box, while a certificate loses more than
-    ``_RETRY``, SCS runs on (the runs and settings of ``_DUAL_SETTINGS``, :func:`_scs_points`) and
+    again at the same point where it could set the bound (:func:`_recertify_small`). On the ball
+    and the box, while a certificate loses more than ``_RETRY``, SCS runs on (the runs and settings of ``_DUAL_SETTINGS``, :func:`_scs_points`) and
     the point of the best certified bound is kept; a lifting larger than N + 1 (the light-top one)
     still that loose there is then solved alone at that point (:func:`family_bound_scs`). None when
     every run fails."""
@@ -446,11 +445,11 @@ def _recertify_small(cone: Cone, lifts, fams: dict, y: float, Z: np.ndarray, w: 
     <= N + 1) whose certificate loses more than ``_RECERTIFY`` of 1 + |y| and could still set the
     bound, the largest certificate first: one above the all-ones column's value, the large
     liftings' certificates and those already certified again. A certificate at or below one of
-    those does not move the bound, and the interior-point solve is what costs at large N (a
-    lifting of N + 1 = 102 takes Clarabel most of a minute), so it is skipped: the bound is the
-    same as with every loose small lifting certified again."""
+    those does not move the bound, and the interior-point solve is what costs at large N
+    (docs/frequency-estimation.md), so it is skipped: the bound is the same as with every loose
+    small lifting certified again."""
     n = cone.n
-    floor = max([float(np.sum((Z.T @ np.ones(n)) ** 2) + w.sum())] + [fams[l.name] for l in lifts if l.dim > n + 1])
+    floor = max([_ones_value(Z, w)] + [fams[l.name] for l in lifts if l.dim > n + 1])
     for lift in sorted((l for l in lifts if l.dim <= n + 1), key=lambda l: -fams[l.name]):
         if fams[lift.name] <= floor:
             break
@@ -462,8 +461,12 @@ def _recertify_small(cone: Cone, lifts, fams: dict, y: float, Z: np.ndarray, w: 
 def _relaxed_dual_at(cone: Cone, Z: np.ndarray, w: np.ndarray, fams: dict) -> RelaxedDual:
     """The :class:`RelaxedDual` of the point (Z, w) with the liftings' certified bounds ``fams``
     and the all-ones column priced exactly."""
-    ones = float(np.sum((Z.T @ np.ones(cone.n)) ** 2) + w.sum())
-    return RelaxedDual(Z, w, max([ones] + list(fams.values())), fams)
+    return RelaxedDual(Z, w, max([_ones_value(Z, w)] + list(fams.values())), fams)
+
+
+def _ones_value(Z: np.ndarray, w: np.ndarray) -> float:
+    """phi of the all-ones column at the dual point (Z, w): |Z^T 1|^2 + w.1 (module docstring)."""
+    return float(np.sum((Z.T @ np.ones(Z.shape[0])) ** 2) + w.sum())
 
 
 #: An implementation module of the design engine: its functions trust their inputs, which
