@@ -65,14 +65,8 @@ def least_weight_by_count(counts, duals, letters, m: int):
     dp[0] = 0.0
     take = np.zeros((len(letters), m + 1), bool)
     for i, x in enumerate(letters):
-        n = int(counts[x])
-        if n > m:
-            continue
-        cand = np.full(m + 1, np.inf)
-        cand[n:] = dp[: m + 1 - n] + duals[x]
-        better = cand < dp
-        take[i] = better
-        dp = np.where(better, cand, dp)
+        if int(counts[x]) <= m:
+            dp, take[i] = _add_letter(dp, int(counts[x]), float(duals[x]))
     return dp, take
 
 
