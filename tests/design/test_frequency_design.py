@@ -368,10 +368,10 @@ def test_relaxed_dual_keeps_the_best_certified_point_of_its_runs(monkeypatch):
 
 
 def test_small_families_are_certified_again_only_where_they_could_set_the_bound(monkeypatch):
-    """relaxed_dual certifies a loose small lifting again (Clarabel) only when its certificate lies
-    above every one it cannot lower: on draws across eps its bound and point are those of
-    certifying every loose small lifting again at every run (the rule before), it never calls
-    Clarabel more often, and over the draws it calls it less."""
+    """relaxed_dual certifies a loose small lifting again alone at the point, by SCS first and by
+    Clarabel only when its certificate still lies above every one it cannot lower: on draws across
+    eps its bound is at or above that of certifying every loose small lifting by Clarabel at every
+    run (the rule before), at or below the certified optimum, and it calls Clarabel less often."""
     import leakage.design.pricing.lifted as lifted
 
     calls = []
@@ -388,23 +388,24 @@ def test_small_families_are_certified_again_only_where_they_could_set_the_bound(
                 fams[lift.name] = min(fams[lift.name], counted(lift, Z, w))
 
     monkeypatch.setattr(lifted, "family_bound", counted)
-    fewer = 0
+    lazy_calls, eager_calls = 0, 0
     for n, eps, seed, beta in [(9, 0.6, 61, 0.08), (11, 1.4, 62, 0.05), (12, 2.3, 63, 0.12)]:
-        cone = Cone.of(_dirichlet_prior(n, seed), eps, beta, "pml")
+        p = _dirichlet_prior(n, seed)
+        cone = Cone.of(p, eps, beta, "pml")
         calls.clear()
         monkeypatch.setattr(lifted, "_recertify_small", lazy_rule)
         lazy = lifted.relaxed_dual(cone)
-        lazy_calls = len(calls)
+        lazy_calls += len(calls)
         calls.clear()
         monkeypatch.setattr(lifted, "_recertify_small", every_loose)
         eager = lifted.relaxed_dual(cone)
-        assert lazy.bound == eager.bound and lazy.pricing == eager.pricing
-        assert np.array_equal(lazy.Z, eager.Z) and np.array_equal(lazy.w, eager.w)
-        assert lazy_calls <= len(calls)
-        fewer += lazy_calls < len(calls)
+        eager_calls += len(calls)
+        assert lazy.bound >= eager.bound
         # a family left loose lies at or below the pricing the bound uses
         assert all(v <= lazy.pricing for v in lazy.families.values())
-    assert fewer >= 1
+        opt = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", tol=1e-7)
+        assert opt.certified and lazy.bound <= opt.value
+    assert lazy_calls < eager_calls
 
 
 def _light_top_members(cone):

@@ -373,9 +373,11 @@ def relaxed_bound(cone: Cone, Z, w) -> float:
 
 
 #: a lifting whose certificate from the joint solve exceeds its y by more than this fraction of
-#: 1 + |y| is certified again by :func:`family_bound` at that point, when it is small (dimension <= N + 1)
-#: and could set the bound (:func:`_recertify_small`)
+#: 1 + |y| is certified again alone at that point, when it is small (dimension <= N + 1) and could
+#: set the bound (:func:`_recertify_small`)
 _RECERTIFY = 1e-4
+#: SCS runs of such a small lifting solved alone at the point before Clarabel (:func:`_recertify_small`)
+_SMALL_RUNS = 2
 
 
 def relaxed_dual(cone: Cone) -> RelaxedDual | None:
@@ -384,8 +386,8 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
     |Z^T 1|^2 + w.1 <= y for the all-ones column, by SCS [odonoghue2016] (a first-order method:
     far faster than an interior point at these sizes). Each lifting's bound is certified from the
     solver's multipliers (:func:`_certified`), so it does not rest on the solve's accuracy; where
-    that loses more than ``_RECERTIFY`` and the lifting is small, :func:`family_bound` certifies it
-    again at the same point where it could set the bound (:func:`_recertify_small`). On the ball
+    that loses more than ``_RECERTIFY`` and the lifting is small, it is certified again alone at the
+    same point where it could set the bound (SCS, then Clarabel: :func:`_recertify_small`). On the ball
     and the box, while a certificate loses more than ``_RETRY``, SCS runs on (the runs and settings of ``_DUAL_SETTINGS``, :func:`_scs_points`) and
     the point of the best certified bound is kept; a lifting larger than N + 1 (the light-top one)
     still that loose there is then solved alone at that point (:func:`family_bound_scs`). None when
@@ -441,20 +443,25 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
 
 
 def _recertify_small(cone: Cone, lifts, fams: dict, y: float, Z: np.ndarray, w: np.ndarray) -> None:
-    """Certify again by :func:`family_bound` (in ``fams``, in place) every small lifting (dimension
-    <= N + 1) whose certificate loses more than ``_RECERTIFY`` of 1 + |y| and could still set the
-    bound, the largest certificate first: one above the all-ones column's value, the large
-    liftings' certificates and those already certified again. A certificate at or below one of
+    """Certify again (in ``fams``, in place) every small lifting (dimension <= N + 1) whose
+    certificate loses more than ``_RECERTIFY`` of 1 + |y| and could still set the bound, the
+    largest certificate first: one above the all-ones column's value, the large liftings'
+    certificates and those already certified again. Alone at the point by SCS first
+    (:func:`family_bound_scs`, ``_SMALL_RUNS`` runs), then by :func:`family_bound` (Clarabel) if it
+    could still set the bound; the least certificate is kept. A certificate at or below one of
     those does not move the bound, and the interior-point solve is what costs at large N
-    (docs/frequency-estimation.md), so it is skipped: the bound is the same as with every loose
-    small lifting certified again."""
+    (docs/frequency-estimation.md), so it is skipped: the bound is at or above that of certifying
+    every loose small lifting again by Clarabel."""
     n = cone.n
     floor = max([_ones_value(Z, w)] + [fams[l.name] for l in lifts if l.dim > n + 1])
     for lift in sorted((l for l in lifts if l.dim <= n + 1), key=lambda l: -fams[l.name]):
         if fams[lift.name] <= floor:
             break
         if fams[lift.name] - y > _RECERTIFY * (1.0 + abs(y)):
-            fams[lift.name] = min(fams[lift.name], family_bound(lift, Z, w))
+            # alone at the point, SCS first: far cheaper than the interior point at large N
+            fams[lift.name] = min(fams[lift.name], family_bound_scs(lift, Z, w, _SMALL_RUNS))
+            if fams[lift.name] > floor:  # it could still set the bound
+                fams[lift.name] = min(fams[lift.name], family_bound(lift, Z, w))
         floor = max(floor, fams[lift.name])
 
 
