@@ -387,15 +387,26 @@ def test_small_families_are_certified_again_only_where_they_could_set_the_bound(
             if lift.dim <= cone.n + 1 and fams[lift.name] - y > lifted._RECERTIFY * (1.0 + abs(y)):
                 fams[lift.name] = min(fams[lift.name], counted(lift, Z, w))
 
+    alone = []
+    solve_scs = lifted.family_bound_scs
+
+    def counted_scs(lift, Z, w, runs):
+        alone.append(lift.name)
+        return solve_scs(lift, Z, w, runs)
+
     monkeypatch.setattr(lifted, "family_bound", counted)
+    monkeypatch.setattr(lifted, "family_bound_scs", counted_scs)
     lazy_calls, eager_calls = 0, 0
     for n, eps, seed, beta in [(9, 0.6, 61, 0.08), (11, 1.4, 62, 0.05), (12, 2.3, 63, 0.12)]:
         p = _dirichlet_prior(n, seed)
         cone = Cone.of(p, eps, beta, "pml")
         calls.clear()
+        alone.clear()
         monkeypatch.setattr(lifted, "_recertify_small", lazy_rule)
         lazy = lifted.relaxed_dual(cone)
         lazy_calls += len(calls)
+        # every Clarabel solve follows SCS's of the same family alone at the point
+        assert all(alone.count(name) >= calls.count(name) for name in set(calls))
         calls.clear()
         monkeypatch.setattr(lifted, "_recertify_small", every_loose)
         eager = lifted.relaxed_dual(cone)
