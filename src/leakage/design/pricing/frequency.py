@@ -395,7 +395,8 @@ def local_pricing(cone: Cone, G, w, *, keep: int, collect: float, starts: int = 
     by one row of G (A(S +- j) = A(S) +- 2 B(S)_j + G_jj), so a round costs O(K N^2) for K sets
     (the lift columns' fractional row: O(K N^2) too). Many independent starts find the many columns
     of nearly equal phi that an optimal design of many outputs mixes; one beam of the best few sets
-    found one of them per iteration and the design stalled. The light-top family is not searched.
+    found one of them per iteration and the design stalled. On the ball the light-top columns are
+    searched apart (:func:`_light_top_search`), from the best sets found and as many random states.
     ``bound`` is +inf: the caller bounds the pricing otherwise."""
     p, n = cone.prior, cone.n
     G = np.asarray(G, dtype=float)
