@@ -104,7 +104,8 @@ def measure_case(name, counts, eps, cfg, starts: int) -> dict:
     return row
 
 
-def render(csv_path: Path = OUT) -> str:
+def table(csv_path: Path = OUT) -> str:
+    """The page of the CSV and its JSON (markdown)."""
     meta = json.loads(csv_path.with_suffix(".json").read_text())
     with open(csv_path, newline="") as f:
         rows = list(csv.DictReader(f))
@@ -123,7 +124,12 @@ def render(csv_path: Path = OUT) -> str:
         lines.append(f"| {r['case']} | {r['n']} | {float(r['eps']):g} | {float(r['value']):.6g} | {gap(r, 'bound')} | "
                      f"{gap(r, 'exact_families')} | {gap(r, 'limit')} | {r['sets_exact'].replace('_', ' ')} | {ex} |")
     lines += ["", measured_line(meta), ""]
-    text = "\n".join(lines)
+    return "\n".join(lines)
+
+
+def render(csv_path: Path = OUT) -> str:
+    """Write the page beside the CSV; returns it."""
+    text = table(csv_path)
     csv_path.with_suffix(".md").write_text(text)
     return text
 
