@@ -294,6 +294,42 @@ def test_relaxations_bound_the_exhaustive_pricing(n, eps, seed, privacy, beta):
             assert sdp <= exact + 0.2 * (1 + abs(exact))
 
 
+@pytest.mark.parametrize("n, eps, seed, beta", [(9, 0.6, 51, 0.1), (10, 1.9, 52, 0.15), (8, 1.2, 53, 0.25)])
+def test_liftings_without_fixed_zeros_are_the_same_relaxations(n, eps, seed, beta):
+    """leakage.design.pricing.lifted.liftings drops the variables its linear equalities fix at 0 (the
+    ball's heavy letters in the light-staircase and light-top families): each family's relaxed value
+    at a dual point (Clarabel, the program of family_bound) is the full lifting's, the dropped
+    variables were exactly the fixed ones, and every family with a heavy letter lost them."""
+    import cvxpy as cp
+
+    import leakage.design.pricing.lifted as lifted
+    from leakage.design.frequency_master import solve_master
+    from leakage.design.vertices import staircase_columns
+
+    p = _dirichlet_prior(n, seed)
+    cone = Cone.of(p, eps, beta, "pml")
+    heavy = int(np.sum(p > cone.half))
+    assert 0 < heavy < n  # both kinds of letters, so the families lose variables and keep some
+    cols = staircase_columns(p, eps, np.eye(n, dtype=bool))
+    ms = solve_master(cols / (p @ cols)[None, :])
+
+    def relaxed(lift):
+        prob, y, _ = lifted._family_problem(lift, ms.Z, ms.w)
+        prob.solve(solver=cp.CLARABEL)
+        assert prob.status == "optimal"
+        return float(y.value)
+
+    full, reduced = lifted._full_liftings(cone), lifted.liftings(cone)
+    assert [f.name for f in full] == [r.name for r in reduced]
+    for f, r in zip(full, reduced):
+        fixed = np.count_nonzero(np.count_nonzero(f.A, axis=0) == 1)
+        assert r.dim == f.dim - fixed and np.all(np.count_nonzero(r.A, axis=0) != 1)
+        if f.name in ("light_staircase", "light_top"):
+            assert r.dim == f.dim - heavy
+        a, b = relaxed(f), relaxed(r)
+        assert abs(a - b) <= 1e-6 * (1.0 + abs(a)), (f.name, a, b)
+
+
 # N, eps stratified over [0.5, 2] (low, middle, high), Dirichlet(alpha) priors of the family
 _DUAL_CASES = [(7, 0.55, 31), (9, 1.3, 32), (11, 1.9, 33), (13, 0.8, 34), (14, 1.6, 35), (16, 0.6, 36)]
 # PML on the ball: radii of the study's range (beta*(delta) of a few thousand records up to 0.2)
