@@ -65,6 +65,15 @@ def family_cases(sizes, draws, seed):
             for n in sizes for k, _, p, eps in family_draws(n, draws, seed, strata=FAMILY_EPS)]
 
 
+def attribute_counts(priors: Path) -> dict:
+    """Each attribute's category counts from the study's priors.csv (attribute -> float array)."""
+    table = {}
+    with open(priors, newline="") as f:
+        for r in csv.DictReader(f):
+            table.setdefault(r["attribute"], []).append(int(r["count"]))
+    return {att: np.array(counts, dtype=float) for att, counts in table.items()}
+
+
 def measure(priors: Path, only, large_iterations: int | None, joint=(), dataset: Path | None = None, joint_eps=(),
             large_iterations_pml: int | None = None, family=None):
     cfg = yaml.safe_load((ROOT / "config.yaml").read_text())["adult-design"]
@@ -74,11 +83,8 @@ def measure(priors: Path, only, large_iterations: int | None, joint=(), dataset:
     if family is not None:
         cases = family_cases(*family)
     else:
-        table = {}
-        with open(priors, newline="") as f:
-            for r in csv.DictReader(f):
-                table.setdefault(r["attribute"], []).append(int(r["count"]))
-        cases = [(att, np.array(table[att], dtype=float), cfg["eps"]) for att in cfg["attributes"]
+        table = attribute_counts(priors)
+        cases = [(att, table[att], cfg["eps"]) for att in cfg["attributes"]
                  if not only or att in only]
     if joint:
         cases.append((" x ".join(joint), joint_counts(dataset, joint), list(joint_eps) or cfg["eps"]))

@@ -34,7 +34,6 @@ import math
 import time
 from pathlib import Path
 
-import numpy as np
 import yaml
 
 import leakage.design.frequency as frequency
@@ -44,7 +43,7 @@ from leakage.design.pricing import lifted
 from leakage.design.pricing.frequency import local_pricing
 from leakage.estimation.concentration import beta_star
 
-from frequency_design_benchmark import ROOT, family_cases, measured_line, write_meta
+from frequency_design_benchmark import ROOT, attribute_counts, family_cases, measured_line, write_meta
 
 OUT = ROOT / "docs" / "measurements" / "relaxation-tightness.csv"
 FAMILIES = ("light_staircase", "heavy_two_level", "box", "light_top")
@@ -57,11 +56,8 @@ def cases(args, cfg):
     if args.family:
         out += family_cases([int(x) for x in args.family.split(",")], args.draws, args.seed)
     if args.only:
-        table = {}
-        with open(args.priors, newline="") as f:
-            for r in csv.DictReader(f):
-                table.setdefault(r["attribute"], []).append(int(r["count"]))
-        out += [(att, np.array(table[att], dtype=float), cfg["eps"]) for att in args.only.split(",")]
+        table = attribute_counts(args.priors)
+        out += [(att, table[att], cfg["eps"]) for att in args.only.split(",")]
     return out
 
 
@@ -88,7 +84,7 @@ def measure_case(name, counts, eps, cfg, starts: int) -> dict:
         frequency.relaxed_dual = original
     rd = kept[0]
     cone = Cone.of(p, eps, beta, "pml")
-    base = 2.0 * float(np.trace(rd.Z)) + float(rd.w.sum()) - 1.0
+    base = rd.bound + rd.pricing  # 2 tr Z + sum w - 1 at the point
     t = time.perf_counter()
     exact = {lift.name: lifted.family_bound(lift, rd.Z, rd.w) for lift in lifted.liftings(cone)}
     seconds = time.perf_counter() - t
