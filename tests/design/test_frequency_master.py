@@ -143,3 +143,30 @@ def test_moved_warm_start_reaches_the_optimum_in_fewer_steps():
         assert moved.steps <= cold.steps + 1
         steps.append((moved.steps, cold.steps))
     assert sum(m for m, _ in steps) < sum(c for _, c in steps)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_slack_products_are_the_jacobian_of_the_slacks(seed):
+    # the master's matrix-free products G^T v and G dx against the formed rows, and the rows
+    # against central differences of the slacks g(x) (columns and blocks, random symmetric Z):
+    # a wrong sign, a missing halving on the diagonal or a transposed block term fails here
+    from leakage.design.frequency_master import _Slacks
+
+    rng = np.random.default_rng(seed)
+    n, k, nb = 2 + seed, 3 + 2 * seed, seed % 3
+    cols = rng.random((n, k))
+    a = rng.normal(size=(nb, n, n))
+    blocks = a @ np.transpose(a, (0, 2, 1))
+    sl = _Slacks(cols, blocks)
+    d = n * (n + 1) // 2
+    x = rng.normal(size=d + n)
+    g, point = sl.at(x)
+    rows = sl.scaled_rows(point, np.ones(k + nb))
+    v, dx = rng.normal(size=k + nb), rng.normal(size=d + n)
+    assert sl.jt(point, v) == pytest.approx(rows.T @ v, rel=1e-12, abs=1e-12)
+    assert sl.jv(point, dx) == pytest.approx(rows @ dx, rel=1e-12, abs=1e-12)
+    h = 1e-6
+    fd = np.stack([(sl.at(x + h * e)[0] - sl.at(x - h * e)[0]) / (2 * h) for e in np.eye(d + n)], axis=1)
+    assert rows == pytest.approx(fd, rel=1e-6, abs=1e-6)
+    scale = rng.random(k + nb)
+    assert sl.scaled_rows(point, scale) == pytest.approx(rows * scale[:, None], rel=1e-12, abs=1e-14)
