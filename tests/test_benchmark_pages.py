@@ -259,3 +259,39 @@ def test_the_relaxation_tightness_page_is_the_files_rows():
     for r in rows:
         slack = 1e-9 * (1.0 + abs(float(r["value"])))
         assert float(r["bound"]) <= float(r["limit"]) + slack and float(r["exact_families"]) <= float(r["limit"]) + slack
+
+
+def test_the_master_step_page_is_the_files_rows():
+    """docs/measurements/master-step.md is what tools/master_step_benchmark.py renders from its CSV
+    and JSON, and is included where the master's Newton step is described. Both ways solve the same
+    master: the same Newton steps and values equal to round-off; the ratio is the two times'."""
+    import master_step_benchmark as msb
+
+    assert (MEASUREMENTS / "master-step.md").read_text() == msb.table(MEASUREMENTS / "master-step.csv")
+    assert '--8<-- "measurements/master-step.md"' in (ROOT / "docs" / "frequency-estimation.md").read_text()
+    rows = _rows("master-step.csv")
+    assert {int(r["n"]) for r in rows} >= {42, 74}
+    for r in rows:
+        assert r["steps_formed"] == r["steps_matrix_free"]
+        assert float(r["value_difference"]) <= 1e-9
+        assert float(r["ratio"]) == pytest.approx(float(r["seconds_matrix_free"]) / float(r["seconds_formed"]), abs=0.01)
+
+
+@pytest.mark.parametrize("name", ["frequency-design", "frequency-family"])
+def test_the_frequency_design_pages_are_the_files_rows(name):
+    """docs/measurements/frequency-{design,family}.md are what tools/frequency_design_benchmark.py
+    renders from their CSVs and JSONs, and are included in the estimation docs. Their rows obey what
+    the design promises: the certified bound at or below the value, the gap (value - bound) /
+    (1 + value), the value at or below its first iteration's and at or below every LDP oracle's
+    variance (the ratio, computed by the tool apart from the engine, at most 1)."""
+    import frequency_design_benchmark as fdb
+
+    assert (MEASUREMENTS / f"{name}.md").read_text() == fdb.table(MEASUREMENTS / f"{name}.csv")
+    assert f'--8<-- "measurements/{name}.md"' in (ROOT / "docs" / "frequency-estimation.md").read_text()
+    for r in _rows(f"{name}.csv"):
+        value, bound = float(r["value"]), float(r["bound"])
+        assert 0.0 <= bound <= value * (1 + 1e-12)
+        assert float(r["gap"]) == pytest.approx((value - bound) / (1 + value), rel=1e-9, abs=1e-15)
+        if r.get("first_value"):
+            assert value <= float(r["first_value"]) * (1 + 1e-9)
+        assert float(r["oracle_ratio"]) <= 1.0 + 1e-9

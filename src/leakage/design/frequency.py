@@ -208,6 +208,52 @@ def balanced_subset_channel(n: int, eps: float, d: int) -> np.ndarray:
     return ch / ch.sum(axis=1, keepdims=True)
 
 
+#: beyond the exact pricing, the PML master starts with the bins of random mass-balanced partitions
+#: (:func:`partition_channel`), about this many times its unknowns N(N+3)/2 of them, and the bins of
+#: another draw, ``_PARTITION_POOL`` times as many, are a pool priced at every iteration
+_PARTITION_FACTOR = 1.5
+_PARTITION_POOL = 10
+
+
+def partition_channel(prior, top: float, columns: int, seed) -> np.ndarray:
+    """Random partitions of the letters into bins of mass at least 1/``top``, mixed uniformly: each
+    partition reports the bin of the record's value (a deterministic channel), and the mixture picks
+    a partition at random. Its outputs are bins S, the column of S is 1_S / P(S) normalised, with
+    level 1/P(S) <= top: where ``top`` is the cone's H = e^eps / (1 + e^eps beta/2) it lies in the
+    PML cone on the ball (g(1_S) = P(S) - beta/2 there, so 1 <= e^eps (P(S) - beta/2) is
+    P(S) >= 1/H) and on the box (beta = 0). The bins of one partition fill in a random order of the
+    letters until each reaches 1/top (a letter of that mass alone is a bin), the remainder joining
+    the last bin. Letters share a bin with probability about 1/top, so the
+    mixture is local hashing [wang2017] into buckets of equal prior mass rather than equal size,
+    the form of the ball's optimal designs beyond the exact pricing (columns 0 on most letters,
+    near H on a set of mass 1/H; docs/frequency-estimation.md). Partitions are drawn (seeded by
+    ``seed``) until the bins number ``columns``; identical bins merge. Rows sum to 1 exactly (every
+    letter lies in one bin of each partition)."""
+    p = np.asarray(prior, dtype=float)
+    n = p.size
+    need = (1.0 + 1e-9) / top  # a bin's least mass, with room for rounding
+    rng = np.random.default_rng(seed)
+    bins, partitions = [], 0
+    while len(bins) < columns:
+        first = len(bins)
+        current, mass = np.zeros(n, dtype=bool), 0.0
+        for x in rng.permutation(n):
+            current[x] = True
+            mass += p[x]
+            if mass >= need:
+                bins.append(current)
+                current, mass = np.zeros(n, dtype=bool), 0.0
+        if current.any():
+            if len(bins) > first:
+                bins[-1] = bins[-1] | current  # the remainder joins the last bin: its mass only grows
+            else:
+                bins.append(current)  # no bin reached 1/top: the whole alphabet is one
+        partitions += 1
+    masks, inverse = np.unique(np.array(bins), axis=0, return_inverse=True)
+    weights = np.bincount(inverse.ravel(), minlength=masks.shape[0]) / partitions
+    return masks.T * weights[None, :]
+
+
 def within_cone(cone: Cone, channel: np.ndarray) -> np.ndarray:
     """The channel mixed with the uniform channel (rows 1/K over its K outputs) just enough that
     every column passes the cone's closed-form test max_x v_x <= e^eps g(v). Rows renormalised
@@ -425,6 +471,19 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
         for d in range(max(1, d0 - 1), min(n - 1, d0 + 1) + 1):
             ch = balanced_subset_channel(n, eps, d)
             seeds.append((ch, frequency_mse(ch, p)))
+    if cone.kind != "ldp" and n > EXHAUSTIVE_LIMIT and cone.top > 1.0:
+        # beyond the exact pricing the PML master crawled from the LDP seed; the bins of random
+        # mass-balanced partitions start it near the ball's optimum (docs/frequency-estimation.md),
+        # and their mixture is a feasible seed
+        unknowns = n * (n + 3) / 2
+        ch = partition_channel(p, cone.top, math.ceil(_PARTITION_FACTOR * unknowns), seed=[n, 17])
+        start.append(channel_columns(cone, ch))
+        more = partition_channel(p, cone.top, math.ceil(_PARTITION_POOL * unknowns), seed=[n, 18])
+        pool.append(channel_columns(cone, more))
+        try:
+            seeds.append((ch, frequency_mse(ch, p)))
+        except ValueError:  # rows not identifiable: columns only
+            pass
     sol = solve_frequency(cone, tol, budget, np.concatenate(start, axis=1) if start else np.zeros((n, 0)),
                           np.concatenate(pool, axis=1) if pool else None)
     ch, stats = sol.channel, dict(sol.stats)
