@@ -159,11 +159,15 @@ def table(csv_path: Path = OUT) -> str:
     return "\n".join(lines)
 
 
-def render(csv_path: Path = OUT) -> str:
-    """Write the page beside the CSV; returns it."""
+def render_page(csv_path: Path, table) -> str:
+    """Write the page ``table(csv_path)`` renders beside the CSV (the .md the docs include); returns it."""
     text = table(csv_path)
     csv_path.with_suffix(".md").write_text(text)
     return text
+
+
+def render(csv_path: Path = OUT) -> str:
+    return render_page(csv_path, table)
 
 
 def main():

@@ -31,7 +31,7 @@ from leakage.design.vertices import staircase_columns
 from leakage.estimation.concentration import beta_star
 
 from design_benchmark import family_draws
-from frequency_design_benchmark import FAMILY_EPS, FAMILY_M, ROOT, measured_line, write_meta
+from frequency_design_benchmark import FAMILY_EPS, FAMILY_M, ROOT, measured_line, render_page, write_meta
 
 OUT = ROOT / "docs" / "measurements" / "master-step.csv"
 FIELDS = ["n", "eps", "columns", "steps_formed", "steps_matrix_free", "seconds_formed", "seconds_matrix_free",
@@ -101,9 +101,7 @@ def table(csv_path: Path = OUT) -> str:
 
 
 def render(csv_path: Path = OUT) -> str:
-    text = table(csv_path)
-    csv_path.with_suffix(".md").write_text(text)
-    return text
+    return render_page(csv_path, table)
 
 
 def main():

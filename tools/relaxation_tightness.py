@@ -43,7 +43,7 @@ from leakage.design.pricing import lifted
 from leakage.design.pricing.frequency import local_pricing
 from leakage.estimation.concentration import beta_star
 
-from frequency_design_benchmark import ROOT, attribute_counts, family_cases, measured_line, write_meta
+from frequency_design_benchmark import ROOT, attribute_counts, family_cases, measured_line, render_page, write_meta
 
 OUT = ROOT / "docs" / "measurements" / "relaxation-tightness.csv"
 FAMILIES = ("light_staircase", "heavy_two_level", "box", "light_top")
@@ -124,10 +124,7 @@ def table(csv_path: Path = OUT) -> str:
 
 
 def render(csv_path: Path = OUT) -> str:
-    """Write the page beside the CSV; returns it."""
-    text = table(csv_path)
-    csv_path.with_suffix(".md").write_text(text)
-    return text
+    return render_page(csv_path, table)
 
 
 def main():

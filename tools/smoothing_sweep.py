@@ -32,7 +32,7 @@ import leakage.design.frequency as frequency
 from leakage.design import optimal_mechanism
 from leakage.estimation.concentration import beta_star
 
-from frequency_design_benchmark import family_cases, measured_line, write_meta
+from frequency_design_benchmark import family_cases, measured_line, render_page, write_meta
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "measurements" / "frequency-smoothing.csv"
@@ -105,9 +105,7 @@ def table(csv_path: Path = OUT) -> str:
 
 
 def render(csv_path: Path = OUT) -> str:
-    text = table(csv_path)
-    csv_path.with_suffix(".md").write_text(text)
-    return text
+    return render_page(csv_path, table)
 
 
 def main():
