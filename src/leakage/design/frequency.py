@@ -216,38 +216,47 @@ _PARTITION_POOL = 10
 
 
 def partition_channel(prior, top: float, columns: int, seed) -> np.ndarray:
-    """Random partitions of the letters into bins of mass at least 1/``top``, mixed uniformly: each
-    partition reports the bin of the record's value (a deterministic channel), and the mixture picks
-    a partition at random. Its outputs are bins S, the column of S is 1_S / P(S) normalised, with
-    level 1/P(S) <= top: where ``top`` is the cone's H = e^eps / (1 + e^eps beta/2) it lies in the
-    PML cone on the ball (g(1_S) = P(S) - beta/2 there, so 1 <= e^eps (P(S) - beta/2) is
-    P(S) >= 1/H) and on the box (beta = 0). The bins of one partition fill in a random order of the
-    letters until each reaches 1/top (a letter of that mass alone is a bin), the remainder joining
-    the last bin. Letters share a bin with probability about 1/top, so the
-    mixture is local hashing [wang2017] into buckets of equal prior mass rather than equal size,
-    the form of the ball's optimal designs beyond the exact pricing (columns 0 on most letters,
-    near H on a set of mass 1/H; docs/frequency-estimation.md). Partitions are drawn (seeded by
-    ``seed``) until the bins number ``columns``; identical bins merge. Rows sum to 1 exactly (every
-    letter lies in one bin of each partition)."""
+    """Random partitions of the letters into bins of prior mass 1/``top``, letters split between
+    bins where they overflow one, mixed uniformly. A partition is a channel: a record of letter x
+    reports bin S with probability w_S(x), the fraction of x in S (each letter's fractions sum to 1);
+    the mixture picks a partition at random. A bin's column w (entries in [0, 1], 1 on its whole
+    letters) has P.w >= 1/``top`` times its largest entry, so where ``top`` is the cone's
+    H = e^eps / (1 + e^eps beta/2) it lies in the PML cone on the ball: its least output probability
+    there is P.w - (beta/2) max w (min w = 0), at least max w / e^eps exactly when P.w >= max w / H;
+    and on the box (beta = 0). The bins of one partition fill in a random order of the letters
+    until each holds mass 1/top (a letter that overflows the bin is split, its remainder starting
+    the next), the remainder of the last joining the bin before. Letters share a bin with
+    probability about 1/top, so the mixture is local hashing [wang2017] into buckets of equal prior
+    mass rather than equal size, the form of the ball's designs beyond the exact pricing (columns 0
+    on most letters and near H on a set of mass about 1/H; docs/frequency-estimation.md), and a
+    letter heavier than a bin lies in several. Partitions are drawn (seeded by ``seed``) until the
+    bins number ``columns``; identical bins merge."""
     p = np.asarray(prior, dtype=float)
     n = p.size
-    need = (1.0 + 1e-9) / top  # a bin's least mass, with room for rounding
+    need = (1.0 + 1e-9) / top  # a bin's mass, with room for rounding
     rng = np.random.default_rng(seed)
     bins, partitions = [], 0
     while len(bins) < columns:
         first = len(bins)
-        current, mass = np.zeros(n, dtype=bool), 0.0
+        current, mass = np.zeros(n), 0.0
         for x in rng.permutation(n):
-            current[x] = True
-            mass += p[x]
-            if mass >= need:
-                bins.append(current)
-                current, mass = np.zeros(n, dtype=bool), 0.0
-        if current.any():
+            left = 1.0  # the fraction of x not yet in a bin
+            while left > 0.0:
+                if left * p[x] < need - mass:  # the rest of x fits
+                    current[x] += left
+                    mass += left * p[x]
+                    left = 0.0
+                else:  # x fills the bin: its share, and the bin closes
+                    share = (need - mass) / p[x]
+                    current[x] += share
+                    left -= share
+                    bins.append(current)
+                    current, mass = np.zeros(n), 0.0
+        if mass > 0.0:
             if len(bins) > first:
-                bins[-1] = bins[-1] | current  # the remainder joins the last bin: its mass only grows
+                bins[-1] = bins[-1] + current  # the remainder joins the last bin: its mass only grows
             else:
-                bins.append(current)  # no bin reached 1/top: the whole alphabet is one
+                bins.append(current)  # no bin filled (top < 1): the whole alphabet is one
         partitions += 1
     masks, inverse = np.unique(np.array(bins), axis=0, return_inverse=True)
     weights = np.bincount(inverse.ravel(), minlength=masks.shape[0]) / partitions
