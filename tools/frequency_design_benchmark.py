@@ -36,7 +36,7 @@ from leakage.mechanisms.frequency_oracles import ORACLES, FrequencyOracle, oracl
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "measurements" / "frequency-design.csv"
-FIELDS = ["attribute", "n", "eps", "privacy", "beta", "value", "bound", "gap", "certified", "iterations",
+FIELDS = ["attribute", "n", "eps", "privacy", "beta", "value", "first_value", "bound", "gap", "certified", "iterations",
           "outputs", "seconds", "limited_by", "best_oracle", "oracle_ratio"]
 
 
