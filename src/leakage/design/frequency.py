@@ -428,9 +428,11 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
     """The ``utility="frequency_mse"`` design on validated inputs (called by
     :func:`leakage.design.optimal_mechanism`, which validates; eps > 0 there). Identity where it is
     private (value and bound 0); otherwise :func:`solve_frequency` seeded with the feasible warm
-    starts' columns (``method="enumerate"``: also every vertex of a closed-form family), and the
-    result is never worse than the warm starts and :func:`balanced_subset_channel` at the sizes
-    around SS's own (so at most SS's standard variance, hence every oracle's). The
+    starts' columns (``method="enumerate"``: also every vertex of a closed-form family; under PML
+    beyond the exact pricing also the bins of :func:`partition_channel`, with a larger draw of them
+    as a pool), and the result is never worse than the warm starts, :func:`balanced_subset_channel`
+    at the sizes around SS's own (so at most SS's standard variance, hence every oracle's) and that
+    partition channel. The
     returned channel is verified exactly (``leakage.design.result.verify_channel``); ``value`` is
     :func:`leakage.estimation.frequency.frequency_mse` of it, ``bound`` a certified lower bound."""
     n = p.size
