@@ -698,3 +698,26 @@ def test_partition_channel_is_a_private_mixture_of_partitions(k):
     heavy = np.flatnonzero(p * cone.top > 1.0 + 1e-6) if cone.top >= 2.0 else []  # two bins fit
     for x in heavy:
         assert np.count_nonzero(ch[x]) >= 2
+
+
+def test_pml_beyond_exact_pricing_starts_from_the_partitions():
+    """Beyond the exhaustive pricing (N = 24, eps 1.8) the PML master's first iteration holds the
+    bins of partition_channel: its value is at most that mixture's (the master optimises over a
+    set of columns that contains it) and far below the LDP seed's, and the returned design is at
+    or below both."""
+    from leakage.design.frequency import _PARTITION_FACTOR, partition_channel
+    from leakage.estimation.concentration import beta_star
+
+    n, eps = 24, 1.8
+    p = _dirichlet_prior(n, 61)
+    beta = beta_star(1e-6, 20000, n)
+    ldp = optimal_mechanism(p, eps, privacy="ldp", utility="frequency_mse", max_iterations=1)
+    d = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", max_iterations=2,
+                          warm_start=[ldp])
+    top = Cone.of(p, eps, beta, "pml").top
+    mixture = frequency_mse(partition_channel(p, top, math.ceil(_PARTITION_FACTOR * n * (n + 3) / 2), seed=[n, 17]), p)
+    first = d.stats["history"][0][0]
+    assert first <= mixture * (1 + 1e-9)
+    assert first <= 0.7 * ldp.value
+    assert d.value <= min(first, mixture) * (1 + 1e-9)
+    assert leakage_of(d.channel, p, beta, "pml") <= eps + 1e-9
