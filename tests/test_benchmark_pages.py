@@ -292,6 +292,5 @@ def test_the_frequency_design_pages_are_the_files_rows(name):
         value, bound = float(r["value"]), float(r["bound"])
         assert 0.0 <= bound <= value * (1 + 1e-12)
         assert float(r["gap"]) == pytest.approx((value - bound) / (1 + value), rel=1e-9, abs=1e-15)
-        if r.get("first_value"):
-            assert value <= float(r["first_value"]) * (1 + 1e-9)
+        assert value <= float(r["first_value"]) * (1 + 1e-9)
         assert float(r["oracle_ratio"]) <= 1.0 + 1e-9

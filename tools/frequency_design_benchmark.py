@@ -134,12 +134,6 @@ def measured_line(meta: dict) -> str:
             f"`{meta['command']}`. {meta.get('note', '')}").rstrip()
 
 
-def _first(row: dict) -> str:
-    """The value after the first column-generation iteration (where the master starts), or - in a
-    CSV measured before the column was added."""
-    return f"{float(row['first_value']):.6g}" if row.get("first_value") else "-"
-
-
 def table(csv_path: Path = OUT) -> str:
     """The page of the CSV and its JSON (markdown)."""
     meta = json.loads(csv_path.with_suffix(".json").read_text())
@@ -152,7 +146,8 @@ def table(csv_path: Path = OUT) -> str:
              "|---|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---|---:|"]
     for r in rows:
         lines.append(f"| {r['attribute']} | {r['n']} | {float(r['eps']):g} | {r['privacy']} | {float(r['beta']):.4f} | "
-                     f"{float(r['value']):.6g} | {_first(r)} | {float(r['bound']):.6g} | {float(r['gap']):.1e} | {r['certified']} | "
+                     f"{float(r['value']):.6g} | {float(r['first_value']):.6g} | {float(r['bound']):.6g} | "
+                     f"{float(r['gap']):.1e} | {r['certified']} | "
                      f"{r['iterations']} | {float(r['seconds']):.1f} | {r['limited_by']} | "
                      f"{float(r['oracle_ratio']):.3f} ({r['best_oracle']}) |")
     lines += ["", measured_line(meta), ""]
