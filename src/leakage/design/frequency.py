@@ -87,6 +87,10 @@ _NEAR = 0.01
 #: random starts of the local search at that dual point
 _LEAD_STARTS = 2000
 
+#: beyond the exact pricing a column enters the master when it improves it by more than
+#: min(tol, _ENTRY) (1 + value) / 4 (the study's tol): iterates that do not depend on a looser tol
+_ENTRY = 1e-6
+
 
 #: largest eps (nats) at which the oracle blocks enter the master (their Fisher matrices need e^eps finite)
 _BLOCK_EPS = 30.0
@@ -209,7 +213,7 @@ def balanced_subset_channel(n: int, eps: float, d: int) -> np.ndarray:
 
 
 #: beyond the exact pricing, the PML master starts with the bins of random mass-balanced partitions
-#: (:func:`partition_channel`), about this many times its unknowns N(N+3)/2 of them, and the bins of
+#: (:func:`private_partitions`), about this many times its unknowns N(N+3)/2 of them, and the bins of
 #: another draw, ``_PARTITION_POOL`` times as many, are a pool priced at every iteration
 _PARTITION_FACTOR = 1.5
 _PARTITION_POOL = 10
@@ -263,6 +267,23 @@ def partition_channel(prior, top: float, columns: int, seed) -> np.ndarray:
     return masks.T * weights[None, :]
 
 
+#: where fewer than two bins of mass 1/H fit (H < 2), the partitions are halvings: bins of mass 1/2
+#: (a hair less, so that rounding never leaves the second bin unfilled and the halving one bin)
+_HALVES = 2.0 * (1.0 + 1e-8)
+
+
+def private_partitions(cone: Cone, columns: int, seed) -> np.ndarray:
+    """:func:`partition_channel` at the cone's top level H where two bins or more fit (H >= 2).
+    Where fewer fit (1 < H < 2: small eps), a bin of mass 1/H leaves a remainder too light to be an
+    output of its own, so the partitions are halvings (bins of mass 1/2) mixed with the uniform
+    channel by the least weight that makes every output private (:func:`within_cone`): each output
+    is then a two-level column, high on its half and low on the other, binary randomized response
+    over a random mass-balanced halving."""
+    if cone.top >= _HALVES:
+        return partition_channel(cone.prior, cone.top, columns, seed)
+    return within_cone(cone, partition_channel(cone.prior, _HALVES, columns, seed))
+
+
 def within_cone(cone: Cone, channel: np.ndarray) -> np.ndarray:
     """The channel mixed with the uniform channel (rows 1/K over its K outputs) just enough that
     every column passes the cone's closed-form test max_x v_x <= e^eps g(v). Rows renormalised
@@ -279,23 +300,23 @@ def within_cone(cone: Cone, channel: np.ndarray) -> np.ndarray:
     return (1.0 - lam) * channel + lam / k
 
 
-def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, pool=None) -> Solution:
+def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, pool=None, t0=None) -> Solution:
     """The channel of least tr J^-1 - 1 over K: :func:`_solve_frequency` with BLAS on one thread (its
     matrices are small: threads only contend for the cores, and one thread fixes the summation order)."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
-        return _solve_frequency(cone, tol, budget, start, pool)
+        return _solve_frequency(cone, tol, budget, start, pool, time.perf_counter() if t0 is None else t0)
 
 
-def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, pool=None) -> Solution:
+def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, pool, t0: float) -> Solution:
     """The channel of least tr J^-1 - 1 over K with a certified lower bound (module docstring).
     ``start``: polished columns (N x K) that seed the master. ``pool``: columns of the cone (N x K',
     K' large: a warm channel of many outputs) priced exactly at every iteration, whose improving ones
     enter the master beside the pricing's (the master's Newton steps cost O(N^4) per column it
     holds). ``Solution.bound`` is the LOWER bound on the optimal tr J^-1 - 1; ``Solution.stats``
-    says how the pricing bounded (``exact``) and, when not certified, what held the bound
-    (``limited_by``)."""
+    says how the pricing bounded (``exact``), when not certified what held the bound
+    (``limited_by``), and each iteration's (value, bound, seconds since ``t0``) in ``history``."""
     p, n = cone.prior, cone.n
     exact = n <= EXHAUSTIVE_LIMIT
     cols = np.concatenate([staircase_columns(p, cone.eps, np.eye(n, dtype=bool)), np.ones((n, 1)), start], axis=1)
@@ -355,35 +376,39 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         G = Z @ Z.T
         base = 2.0 * float(np.trace(Z)) + float(w.sum()) - 1.0
         scale = tol * (1.0 + value)
+        # a column enters when it improves the master by more than a quarter of the stopping gap;
+        # beyond the exact pricing by more than that of _ENTRY at most, so that a looser tol follows
+        # the same iterates and stops at the first of them it certifies (history's seconds say when)
+        enter_above = (tol if exact else min(tol, _ENTRY)) * (1.0 + value) / 4.0
         keep = (_KEEP if exact or cone.kind == "ldp" else _KEEP_LARGE_PML) * n
         if exact:
-            pr = exhaustive_pricing(cone, G, w, keep=keep, collect=scale / 4)
+            pr = exhaustive_pricing(cone, G, w, keep=keep, collect=enter_above)
         elif alpha > 0:
             Zs = alpha * rd.Z + (1.0 - alpha) * Z
             ws = alpha * rd.w + (1.0 - alpha) * w
             pr = local_pricing(cone, Zs @ Zs.T, ws, keep=keep, collect=-math.inf)
             # a column enters when it improves the master: phi at the master's duals
             pr = dataclasses.replace(pr, values=np.sum((Z.T @ pr.columns) ** 2, axis=0) + w @ pr.columns)
-            if not np.any(pr.values > scale / 4):
+            if not np.any(pr.values > enter_above):
                 # none does: the search point moves toward the master's duals
                 alpha = alpha / 2.0 if alpha > _SMOOTH[cone.kind] / 16 else 0.0
-                pr = local_pricing(cone, G, w, keep=keep, collect=scale / 4)
+                pr = local_pricing(cone, G, w, keep=keep, collect=enter_above)
             elif cone.kind != "ldp":
                 # on the ball and the box the relaxed design's dual point is farther from the
                 # optimum's (the relaxation is looser) and the design's tail crawls from it alone:
                 # the master's own search adds its columns
-                own = local_pricing(cone, G, w, keep=keep, collect=scale / 4)
+                own = local_pricing(cone, G, w, keep=keep, collect=enter_above)
                 pr = dataclasses.replace(pr, columns=np.concatenate([pr.columns, own.columns], axis=1),
                                          values=np.concatenate([pr.values, own.values]))
         else:
-            pr = local_pricing(cone, G, w, keep=keep, collect=scale / 4)
+            pr = local_pricing(cone, G, w, keep=keep, collect=enter_above)
         if math.isfinite(pr.bound):
             best_bound = max(best_bound, base - pr.bound)
-        history.append((value, best_bound))
+        history.append((value, best_bound, time.perf_counter() - t0))
         final = iters >= budget.max_iterations or budget.out_of_time()
-        new = pr.columns[:, pr.values > scale / 4] if pr.columns.size else pr.columns
+        new = pr.columns[:, pr.values > enter_above] if pr.columns.size else pr.columns
         if pool is not None:
-            new = np.concatenate([new.reshape(n, -1), pool_pricing(G, w, pool, keep=keep, collect=scale / 4)], axis=1)
+            new = np.concatenate([new.reshape(n, -1), pool_pricing(G, w, pool, keep=keep, collect=enter_above)], axis=1)
         if channel is None and not final and (value - best_bound <= scale or new.shape[1] == 0):
             # converged with the oracle blocks still weighing: the rays take over (a channel must
             # list its outputs); the master restarts from its rays' weights
@@ -429,8 +454,8 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
     :func:`leakage.design.optimal_mechanism`, which validates; eps > 0 there). Identity where it is
     private (value and bound 0); otherwise :func:`solve_frequency` seeded with the feasible warm
     starts' columns (``method="enumerate"``: also every vertex of a closed-form family; under PML
-    beyond the exact pricing also the bins of :func:`partition_channel`, with a larger draw of them
-    as a pool), and the result is never worse than the warm starts, :func:`balanced_subset_channel`
+    beyond the exact pricing also the outputs of :func:`private_partitions`, with a larger draw of
+    them as a pool), and the result is never worse than the warm starts, :func:`balanced_subset_channel`
     at the sizes around SS's own (so at most SS's standard variance, hence every oracle's) and that
     partition channel. The
     returned channel is verified exactly (``leakage.design.result.verify_channel``); ``value`` is
@@ -484,19 +509,19 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
             seeds.append((ch, frequency_mse(ch, p)))
     if cone.kind != "ldp" and n > EXHAUSTIVE_LIMIT and cone.top > 1.0:
         # beyond the exact pricing the PML master crawled from the LDP seed; the bins of random
-        # mass-balanced partitions start it near the ball's optimum (docs/frequency-estimation.md),
-        # and their mixture is a feasible seed
+        # mass-balanced partitions (halvings where fewer than two bins fit) start it near the ball's
+        # optimum (docs/frequency-estimation.md), and their mixture is a feasible seed
         unknowns = n * (n + 3) / 2
-        ch = partition_channel(p, cone.top, math.ceil(_PARTITION_FACTOR * unknowns), seed=[n, 17])
+        ch = private_partitions(cone, math.ceil(_PARTITION_FACTOR * unknowns), seed=[n, 17])
         start.append(channel_columns(cone, ch))
-        more = partition_channel(p, cone.top, math.ceil(_PARTITION_POOL * unknowns), seed=[n, 18])
+        more = private_partitions(cone, math.ceil(_PARTITION_POOL * unknowns), seed=[n, 18])
         pool.append(channel_columns(cone, more))
         try:
             seeds.append((ch, frequency_mse(ch, p)))
         except ValueError:  # rows not identifiable: columns only
             pass
     sol = solve_frequency(cone, tol, budget, np.concatenate(start, axis=1) if start else np.zeros((n, 0)),
-                          np.concatenate(pool, axis=1) if pool else None)
+                          np.concatenate(pool, axis=1) if pool else None, t0)
     ch, stats = sol.channel, dict(sol.stats)
     ch = within_cone(cone, ch)
     value = frequency_mse(ch, p)
