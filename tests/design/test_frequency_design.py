@@ -571,8 +571,8 @@ def test_a_looser_tol_beyond_exact_pricing_stops_at_the_first_iterate_it_certifi
     p, beta, ldp, fine = _pml_24(1.8)
     coarse = optimal_mechanism(p, 1.8, privacy="pml", beta=beta, utility="frequency_mse", max_iterations=4,
                                tol=2e-2, warm_start=[ldp])
-    hist = fine.stats["history"]
-    first = next(i for i, (v, b, _) in enumerate(hist) if v - b <= 2e-2 * (1 + v))
+    hist, seed = fine.stats["history"], fine.stats["incumbent"]
+    first = next(i for i, (v, b, _) in enumerate(hist) if min(v, seed) - b <= 2e-2 * (1 + min(v, seed)))
     assert 0 < first < len(hist) - 1  # the looser call stops earlier, after more than one iteration
     assert coarse.iterations == first + 1 and coarse.certified
     assert [h[:2] for h in coarse.stats["history"]] == [h[:2] for h in hist[: first + 1]]
@@ -755,6 +755,23 @@ def test_private_partitions_where_fewer_than_two_bins_fit(k):
     assert np.all(cols.max(axis=0) >= 1.0 + 0.5 * (cone.top - 1.0))
     if beta < 0.2:
         assert value < min(_oracle_variances(n, eps, p).values())
+
+
+def test_a_seed_certified_within_tol_stops_the_design():
+    """The solve stops once the best of the caller's seeds is certified within tol, not only the
+    master's value: beyond the exhaustive pricing (N = 24, eps 1.05, LDP) the subset-selection seed
+    over a 2-design lies within 1 % of the relaxed bound from the first iteration while the master
+    starts 60 % above it. With tol 1e-2 the design stops after one iteration and returns that seed,
+    certified, with nothing limiting it; with the study's tol it runs its six iterations and ends on
+    the same seed."""
+    p = _dirichlet_prior(24, 53)
+    fine = optimal_mechanism(p, 1.05, privacy="ldp", utility="frequency_mse", max_iterations=6, tol=1e-6)
+    coarse = optimal_mechanism(p, 1.05, privacy="ldp", utility="frequency_mse", max_iterations=6, tol=1e-2)
+    assert fine.iterations == 6 and not fine.certified
+    assert fine.stats["history"][0][0] > 1.5 * fine.stats["incumbent"]
+    assert coarse.iterations == 1 and coarse.certified and "limited_by" not in coarse.stats
+    assert coarse.stats.get("seed_returned") and coarse.value == fine.value == fine.stats["incumbent"]
+    assert coarse.value - coarse.bound <= 1e-2 * (1 + coarse.value)
 
 
 @functools.lru_cache

@@ -300,23 +300,27 @@ def within_cone(cone: Cone, channel: np.ndarray) -> np.ndarray:
     return (1.0 - lam) * channel + lam / k
 
 
-def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, pool=None, t0=None) -> Solution:
+def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, pool=None, t0=None,
+                    incumbent: float = math.inf) -> Solution:
     """The channel of least tr J^-1 - 1 over K: :func:`_solve_frequency` with BLAS on one thread (its
     matrices are small: threads only contend for the cores, and one thread fixes the summation order)."""
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
-        return _solve_frequency(cone, tol, budget, start, pool, time.perf_counter() if t0 is None else t0)
+        return _solve_frequency(cone, tol, budget, start, pool, time.perf_counter() if t0 is None else t0, incumbent)
 
 
-def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, pool, t0: float) -> Solution:
+def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, pool, t0: float,
+                     incumbent: float) -> Solution:
     """The channel of least tr J^-1 - 1 over K with a certified lower bound (module docstring).
     ``start``: polished columns (N x K) that seed the master. ``pool``: columns of the cone (N x K',
     K' large: a warm channel of many outputs) priced exactly at every iteration, whose improving ones
     enter the master beside the pricing's (the master's Newton steps cost O(N^4) per column it
     holds). ``Solution.bound`` is the LOWER bound on the optimal tr J^-1 - 1; ``Solution.stats``
     says how the pricing bounded (``exact``), when not certified what held the bound
-    (``limited_by``), and each iteration's (value, bound, seconds since ``t0``) in ``history``."""
+    (``limited_by``), and each iteration's (value, bound, seconds since ``t0``) in ``history``.
+    ``incumbent``: the value of a feasible channel the caller returns if it is better (its seeds):
+    the solve stops once it or the master's value is certified within ``tol``."""
     p, n = cone.prior, cone.n
     exact = n <= EXHAUSTIVE_LIMIT
     cols = np.concatenate([staircase_columns(p, cone.eps, np.eye(n, dtype=bool)), np.ones((n, 1)), start], axis=1)
@@ -375,7 +379,6 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
             value = frequency_mse(channel, p)
         G = Z @ Z.T
         base = 2.0 * float(np.trace(Z)) + float(w.sum()) - 1.0
-        scale = tol * (1.0 + value)
         # a column enters when it improves the master by more than a quarter of the stopping gap;
         # beyond the exact pricing by more than that of _ENTRY at most, so that a looser tol follows
         # the same iterates and stops at the first of them it certifies (history's seconds say when)
@@ -409,14 +412,14 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         new = pr.columns[:, pr.values > enter_above] if pr.columns.size else pr.columns
         if pool is not None:
             new = np.concatenate([new.reshape(n, -1), pool_pricing(G, w, pool, keep=keep, collect=enter_above)], axis=1)
-        if channel is None and not final and (value - best_bound <= scale or new.shape[1] == 0):
+        if channel is None and not final and (_within(value, best_bound, tol) or new.shape[1] == 0):
             # converged with the oracle blocks still weighing: the rays take over (a channel must
             # list its outputs); the master restarts from its rays' weights
             blocks, ms = None, MasterSolution(theta, Z, w, ms.value, ms.status)
             cols = np.concatenate([cols, cone.polish(new)], axis=1) if new.shape[1] else cols
             continue
-        if value - best_bound <= scale:
-            break
+        if _within(min(value, incumbent), best_bound, tol):
+            break  # the master's value or the caller's seed is certified
         if final or new.shape[1] == 0:
             limited_by = "max_iterations" if final else "pricing"
             break
@@ -427,13 +430,13 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         ms = MasterSolution(theta[kept], Z, w, ms.value, ms.status, ms.block_weights)
         cols = np.concatenate([cols[:, kept], new], axis=1)
         generated += new.shape[1]
-    if not exact and value - best_bound > scale:
+    if not exact and not _within(min(value, incumbent), best_bound, tol):
         # the bound is the relaxed design's: the master's last duals are optimal over its own
         # columns only, and the relaxation certifies less there, and at their midpoint with the
         # relaxed design's point, on every case measured (docs/frequency-estimation.md)
         limited_by = "relaxation (N > exhaustive pricing limit)"
     t, sup = assemble(cols, theta)
-    stats = {"exact_pricing": exact, "pricing": pr.stats, "history": history}
+    stats = {"exact_pricing": exact, "pricing": pr.stats, "history": history, "incumbent": incumbent}
     if channel is None:
         # the oracle blocks still weigh: block d is built as subset selection of size d over a
         # 2-design (a channel must list its outputs; C(N, d) is too many), rows renormalised
@@ -445,9 +448,14 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         channel = channel[:, channel.max(axis=0) > 0]
         channel = channel / channel.sum(axis=1, keepdims=True)
         value = frequency_mse(channel, p)
-    if value - best_bound > scale:
+    if not _within(min(value, incumbent), best_bound, tol):
         stats["limited_by"] = limited_by
     return Solution(channel, float(best_bound), cols[:, sup], iters, generated, stats)
+
+def _within(value: float, bound: float, tol: float) -> bool:
+    """Whether ``value`` is certified within ``tol`` by the lower ``bound``: (value - bound) / (1 + value) <= tol."""
+    return value - bound <= tol * (1.0 + value)
+
 
 def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, warm, t0: float):
     """The ``utility="frequency_mse"`` design on validated inputs (called by
@@ -521,7 +529,8 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
         except ValueError:  # rows not identifiable: columns only
             pass
     sol = solve_frequency(cone, tol, budget, np.concatenate(start, axis=1) if start else np.zeros((n, 0)),
-                          np.concatenate(pool, axis=1) if pool else None, t0)
+                          np.concatenate(pool, axis=1) if pool else None, t0,
+                          incumbent=min((v for _, v in seeds), default=math.inf))
     ch, stats = sol.channel, dict(sol.stats)
     ch = within_cone(cone, ch)
     value = frequency_mse(ch, p)
