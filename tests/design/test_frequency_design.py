@@ -720,6 +720,38 @@ def test_partition_channel_is_a_private_mixture_of_partitions(k):
         assert np.count_nonzero(ch[x]) >= 2
 
 
+@pytest.mark.parametrize("k", range(10))
+def test_random_lift_vectors_are_vertices_of_the_capped_box_in_the_cone(k):
+    """random_lift_vectors on a stratified family (N from 3 to 101, eps over [0.1, 4], the box and
+    balls up to beta 1.9, Dirichlet priors clipped at 2e-5, cap the cone's H): every column has
+    P.v = 1 and 0 <= v <= H with at most one row strictly between (a lift vector), lies in the PML
+    cone without polishing (the closed form), and at N <= 10 is one of the vertices lift_vectors
+    enumerates. Where H <= 1 (a large ball at small eps) the all-ones column."""
+    from leakage.design.vertices import lift_vectors, random_lift_vectors
+
+    rng = np.random.default_rng(1500 + k)
+    n = (3, 8, 10, 42, 101)[k % 5]
+    eps = (0.1, 0.7, 1.5, 2.5, 4.0)[(k // 2) % 5]
+    beta = (0.0, 0.05, 0.6, 1.9)[k % 4]
+    p = np.clip(rng.dirichlet(np.full(n, rng.uniform(0.2, 1.0))), 2e-5, None)
+    p = p / p.sum()
+    cone = Cone.of(p, eps, beta, "pml")
+    v = random_lift_vectors(p, cone.top, 4 * n, seed=k)
+    assert v.shape == (n, 4 * n)
+    if cone.top <= 1.0:  # the box {0 <= v <= H, P.v = 1} is empty (or the all-ones column): all-ones
+        assert np.all(v == 1.0)
+        return
+    assert p @ v == pytest.approx(np.ones(4 * n), rel=1e-12)
+    assert v.min() >= 0.0 and v.max() <= cone.top * (1 + 1e-12)
+    inner = (v > 1e-12) & (v < cone.top * (1 - 1e-12))
+    assert np.all(inner.sum(axis=0) <= 1)
+    assert np.all(cone.excess(v) <= 1e-9 * cone.top)
+    if n <= 10:
+        every = lift_vectors(p, cone.top)
+        dist = np.abs(v[:, :, None] - every[:, None, :]).max(axis=0)
+        assert np.all(dist.min(axis=1) <= 1e-9 * cone.top)
+
+
 @pytest.mark.parametrize("k", range(8))
 def test_private_partitions_where_fewer_than_two_bins_fit(k):
     """Where H < 2 (small eps) a bin of mass 1/H leaves a remainder too light for an output, and
@@ -791,9 +823,9 @@ def _pml_24(eps):
 @pytest.mark.parametrize("eps", [1.8, 0.5])
 def test_pml_beyond_exact_pricing_starts_from_the_partitions(eps):
     """Beyond the exhaustive pricing (N = 24; at eps 1.8 two bins fit, at 0.5 fewer: H < 2, the
-    halvings) the PML master's first iteration holds the outputs of private_partitions: its value
-    is at most that mixture's (the master optimises over a set of columns that contains it) and
-    far below the LDP seed's, and the returned design is at or below both."""
+    halvings) the PML master's first iteration holds random lift vectors at H: its value is at
+    most the mixture of private_partitions (the design's seed and pool; measured, the columns
+    differ) and far below the LDP seed's, and the returned design is at or below both."""
     from leakage.design.frequency import _PARTITION_FACTOR, private_partitions
 
     n = 24

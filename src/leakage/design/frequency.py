@@ -60,7 +60,7 @@ from leakage.design.pricing.frequency import (
     pool_pricing,
 )
 from leakage.design.pricing.lifted import relaxed_dual
-from leakage.design.vertices import channel_columns, enumerate_vertices, staircase_columns
+from leakage.design.vertices import channel_columns, enumerate_vertices, random_lift_vectors, staircase_columns
 from leakage.estimation.frequency import frequency_mse
 from leakage.mechanisms.frequency_oracles import FrequencyOracle, subset_fisher_informations
 
@@ -520,8 +520,8 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
         # mass-balanced partitions (halvings where fewer than two bins fit) start it near the ball's
         # optimum (docs/frequency-estimation.md), and their mixture is a feasible seed
         unknowns = n * (n + 3) / 2
+        start.append(cone.polish(random_lift_vectors(p, cone.top, math.ceil(_PARTITION_FACTOR * unknowns), seed=[n, 17])))
         ch = private_partitions(cone, math.ceil(_PARTITION_FACTOR * unknowns), seed=[n, 17])
-        start.append(channel_columns(cone, ch))
         more = private_partitions(cone, math.ceil(_PARTITION_POOL * unknowns), seed=[n, 18])
         pool.append(channel_columns(cone, more))
         try:

@@ -65,6 +65,29 @@ def lift_vectors(prior, cap: float) -> np.ndarray:
     return np.unique(cols, axis=1)
 
 
+def random_lift_vectors(prior, cap: float, columns: int, seed) -> np.ndarray:
+    """``columns`` random lift vectors of {0 <= v <= cap, P.v = 1} (N x ``columns``): in a random
+    order of the letters (seeded by ``seed``), each at ``cap`` while the mass at cap stays at most
+    1/cap, the first that does not fit at the fractional level :func:`lift_level` (in [0, cap)),
+    the rest 0. Where cap <= 1 every letter fits: the all-ones column."""
+    p = np.asarray(prior, dtype=float)
+    n = p.size
+    rng = np.random.default_rng(seed)
+    order = np.argsort(rng.random((columns, n)), axis=1)  # a random permutation per column
+    mass = np.cumsum(p[order], axis=1)  # prior mass of each prefix of the order
+    whole = cap * mass <= 1.0  # the prefix at cap (monotone along the order)
+    k = whole.sum(axis=1)  # the first letter that does not fit (n: every letter fits)
+    v = np.zeros((columns, n))
+    rows = np.arange(columns)[:, None]
+    v[rows, order] = np.where(whole, cap, 0.0)
+    part = k < n
+    f = order[part, k[part]]
+    top = np.where(k[part] > 0, mass[part, np.maximum(k[part] - 1, 0)], 0.0)
+    v[np.flatnonzero(part), f] = lift_level(p[f], cap, top)
+    v[~part] = 1.0
+    return v.T
+
+
 def two_level(cone: Cone, masks: np.ndarray) -> np.ndarray:
     """Two-level columns: m off T, m + d on T (masks N x K), the largest d allowed (closed form)."""
     p, E = cone.prior, cone.E
