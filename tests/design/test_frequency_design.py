@@ -821,7 +821,7 @@ def _pml_24(eps):
 
 
 @pytest.mark.parametrize("eps", [1.8, 0.5])
-def test_pml_beyond_exact_pricing_starts_from_the_partitions(eps):
+def test_pml_beyond_exact_pricing_starts_below_the_partitions(eps):
     """Beyond the exhaustive pricing (N = 24; at eps 1.8 two bins fit, at 0.5 fewer: H < 2, the
     halvings) the PML master's first iteration holds random lift vectors at H: its value is at
     most the mixture of private_partitions (the design's seed and pool; measured, the columns

@@ -212,9 +212,10 @@ def balanced_subset_channel(n: int, eps: float, d: int) -> np.ndarray:
     return ch / ch.sum(axis=1, keepdims=True)
 
 
-#: beyond the exact pricing, the PML master starts with the bins of random mass-balanced partitions
-#: (:func:`private_partitions`), about this many times its unknowns N(N+3)/2 of them, and the bins of
-#: another draw, ``_PARTITION_POOL`` times as many, are a pool priced at every iteration
+#: beyond the exact pricing, the PML master starts with about this many times its unknowns N(N+3)/2
+#: of random lift vectors at H (``vertices.random_lift_vectors``), the mixture of as many outputs of
+#: :func:`private_partitions` is a seed, and another draw of them, ``_PARTITION_POOL`` times as
+#: many, is a pool priced at every iteration
 _PARTITION_FACTOR = 1.5
 _PARTITION_POOL = 10
 
@@ -462,8 +463,8 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
     :func:`leakage.design.optimal_mechanism`, which validates; eps > 0 there). Identity where it is
     private (value and bound 0); otherwise :func:`solve_frequency` seeded with the feasible warm
     starts' columns (``method="enumerate"``: also every vertex of a closed-form family; under PML
-    beyond the exact pricing also the outputs of :func:`private_partitions`, with a larger draw of
-    them as a pool), and the result is never worse than the warm starts, :func:`balanced_subset_channel`
+    beyond the exact pricing also random lift vectors at H, with a draw of outputs of
+    :func:`private_partitions` as a pool), and the result is never worse than the warm starts, :func:`balanced_subset_channel`
     at the sizes around SS's own (so at most SS's standard variance, hence every oracle's) and that
     partition channel. The
     returned channel is verified exactly (``leakage.design.result.verify_channel``); ``value`` is
@@ -516,9 +517,10 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
             ch = balanced_subset_channel(n, eps, d)
             seeds.append((ch, frequency_mse(ch, p)))
     if cone.kind != "ldp" and n > EXHAUSTIVE_LIMIT and cone.top > 1.0:
-        # beyond the exact pricing the PML master crawled from the LDP seed; the bins of random
-        # mass-balanced partitions (halvings where fewer than two bins fit) start it near the ball's
-        # optimum (docs/frequency-estimation.md), and their mixture is a feasible seed
+        # beyond the exact pricing the PML master crawled from the LDP seed; random lift vectors at
+        # H start it near the ball's optimum (docs/frequency-estimation.md), and random
+        # mass-balanced partitions (halvings where fewer than two bins fit) are a feasible seed and
+        # a pool
         unknowns = n * (n + 3) / 2
         start.append(cone.polish(random_lift_vectors(p, cone.top, math.ceil(_PARTITION_FACTOR * unknowns), seed=[n, 17])))
         ch = private_partitions(cone, math.ceil(_PARTITION_FACTOR * unknowns), seed=[n, 17])
