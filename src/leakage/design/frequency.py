@@ -453,6 +453,7 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         stats["limited_by"] = limited_by
     return Solution(channel, float(best_bound), cols[:, sup], iters, generated, stats)
 
+
 def _within(value: float, bound: float, tol: float) -> bool:
     """Whether ``value`` is certified within ``tol`` by the lower ``bound``: (value - bound) / (1 + value) <= tol."""
     return value - bound <= tol * (1.0 + value)
@@ -464,10 +465,11 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
     private (value and bound 0); otherwise :func:`solve_frequency` seeded with the feasible warm
     starts' columns (``method="enumerate"``: also every vertex of a closed-form family; under PML
     beyond the exact pricing also random lift vectors at H, with a draw of outputs of
-    :func:`private_partitions` as a pool), and the result is never worse than the warm starts, :func:`balanced_subset_channel`
-    at the sizes around SS's own (so at most SS's standard variance, hence every oracle's) and that
-    partition channel. The
-    returned channel is verified exactly (``leakage.design.result.verify_channel``); ``value`` is
+    :func:`private_partitions` as a pool), and the result is never worse than the warm starts,
+    :func:`balanced_subset_channel` at the sizes around SS's own (so at most SS's standard
+    variance, hence every oracle's) and a :func:`private_partitions` channel; the solve stops once
+    the best of them is certified within ``tol``. The returned channel is verified exactly
+    (``leakage.design.result.verify_channel``); ``value`` is
     :func:`leakage.estimation.frequency.frequency_mse` of it, ``bound`` a certified lower bound."""
     n = p.size
     base = dict(prior=p, eps=eps, beta=beta, privacy=privacy, utility="frequency_mse", tol=tol)
@@ -522,7 +524,8 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
         # mass-balanced partitions (halvings where fewer than two bins fit) are a feasible seed and
         # a pool
         unknowns = n * (n + 3) / 2
-        start.append(cone.polish(random_lift_vectors(p, cone.top, math.ceil(_PARTITION_FACTOR * unknowns), seed=[n, 17])))
+        lifts = random_lift_vectors(p, cone.top, math.ceil(_PARTITION_FACTOR * unknowns), seed=[n, 17])
+        start.append(cone.polish(lifts))
         ch = private_partitions(cone, math.ceil(_PARTITION_FACTOR * unknowns), seed=[n, 17])
         more = private_partitions(cone, math.ceil(_PARTITION_POOL * unknowns), seed=[n, 18])
         pool.append(channel_columns(cone, more))
