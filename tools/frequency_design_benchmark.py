@@ -122,7 +122,8 @@ def measure(priors: Path, only, large_iterations: int | None, joint=(), dataset:
                            first_value=history[0][0], bound=d.bound,
                            gap=(d.value - d.bound) / (1 + d.value), certified=d.certified, iterations=d.iterations,
                            outputs=d.channel.shape[1], seconds=round(sec, 2),
-                           seconds_to_1pct=seconds_to_target(history, d.stats.get("incumbent", math.inf)), limited_by=d.stats.get("limited_by", ""),
+                           seconds_to_1pct=seconds_to_target(history, d.stats.get("incumbent", math.inf)),
+                           limited_by=d.stats.get("limited_by", ""),
                            best_oracle=best, oracle_ratio=d.value / oracles[best])
                 print(row, flush=True)
                 found.append(row)
@@ -158,7 +159,7 @@ def table(csv_path: Path = OUT) -> str:
              "certified | iterations | seconds | seconds to 1 % | limited by | value / best oracle (which) |",
              "|---|---:|---:|---|---:|---:|---:|---:|---:|---|---:|---:|---:|---|---:|"]
     for r in rows:
-        to_target = f"{float(r['seconds_to_1pct']):.1f}" if r.get("seconds_to_1pct") else "-"
+        to_target = f"{float(r['seconds_to_1pct']):.1f}" if r["seconds_to_1pct"] else "-"
         lines.append(f"| {r['attribute']} | {r['n']} | {float(r['eps']):g} | {r['privacy']} | {float(r['beta']):.4f} | "
                      f"{float(r['value']):.6g} | {float(r['first_value']):.6g} | {float(r['bound']):.6g} | "
                      f"{float(r['gap']):.1e} | {r['certified']} | "

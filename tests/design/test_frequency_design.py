@@ -566,8 +566,8 @@ def test_a_looser_tol_beyond_exact_pricing_stops_at_the_first_iterate_it_certifi
     frequency._ENTRY: the history of a call with tol 2e-2 is the prefix of the tol 1e-6 call's up
     to the first iteration whose gap is within 2e-2 (1 + value), where it stops, certified (so the
     benchmark's seconds to 1 % are what a call with that tol takes). PML on the ball at N = 24,
-    eps 1.8, seeded with the LDP design (the gap falls from 8 % to 1.6 % in three iterations; with
-    the entry threshold tied to tol the third iterate differs)."""
+    eps 1.8, seeded with the LDP design (the gap falls within 2e-2 after more than one iteration;
+    with the entry threshold tied to tol the third iterate differs)."""
     p, beta, ldp, fine = _pml_24(1.8)
     coarse = optimal_mechanism(p, 1.8, privacy="pml", beta=beta, utility="frequency_mse", max_iterations=4,
                                tol=2e-2, warm_start=[ldp])
@@ -759,9 +759,9 @@ def test_private_partitions_where_fewer_than_two_bins_fit(k):
     uniform channel instead. On a stratified family (N 20-101, the box and balls of the study's
     radius up to beta 0.6, eps drawn so that 1 < H < 2): rows sum to 1, exactly eps-PML (the closed
     form, and every output's least probability over the ball by the LP), identifiable, and each
-    output high on its half: at least two levels apart by the factor the privacy allows. At the
-    box and the study's radius its MSE lies below every LDP oracle's variance (computed apart from
-    the library; 0.16-0.53 of the best measured on another seed), which the design's seed needs."""
+    output high on its half (its top level at least halfway from 1 to H). At the box and the
+    study's radius its MSE lies below every LDP oracle's variance (computed apart from the
+    library)."""
     from leakage.design.frequency import partition_channel, private_partitions
     from leakage.design.result import verify_channel
     from leakage.estimation.concentration import beta_star
@@ -793,7 +793,7 @@ def test_a_seed_certified_within_tol_stops_the_design():
     """The solve stops once the best of the caller's seeds is certified within tol, not only the
     master's value: beyond the exhaustive pricing (N = 24, eps 1.05, LDP) the subset-selection seed
     over a 2-design lies within 1 % of the relaxed bound from the first iteration while the master
-    starts 60 % above it. With tol 1e-2 the design stops after one iteration and returns that seed,
+    starts more than half above it. With tol 1e-2 the design stops after one iteration and returns that seed,
     certified, with nothing limiting it; with the study's tol it runs its six iterations and ends on
     the same seed."""
     p = _dirichlet_prior(24, 53)
