@@ -209,11 +209,26 @@ def _oracle_variances(n, eps, prior):
     return out
 
 
-def _dirichlet_prior(n, seed):
-    rng = np.random.default_rng(seed)
-    alpha = rng.uniform(0.2, 1.0)
-    p = np.maximum(rng.dirichlet(np.full(n, alpha)), 2e-5)
+def _clipped_dirichlet(rng, n):
+    """A heavy-tailed prior: Dirichlet(alpha), alpha uniform in [0.2, 1], clipped at 2e-5."""
+    p = np.maximum(rng.dirichlet(np.full(n, rng.uniform(0.2, 1.0))), 2e-5)
     return p / p.sum()
+
+
+def _dirichlet_prior(n, seed):
+    return _clipped_dirichlet(np.random.default_rng(seed), n)
+
+
+def _stratified_pml_cone(seed, k, sizes):
+    """Draw k of a stratified PML family: N from ``sizes``, eps over [0.1, 4], beta 0 (the box) to
+    1.9, a clipped Dirichlet prior (so that some letters alone exceed a bin and at small eps few
+    bins fit). (prior, eps, beta, cone)."""
+    rng = np.random.default_rng(seed)
+    n = sizes[k % len(sizes)]
+    eps = (0.1, 0.7, 1.5, 2.5, 4.0)[(k // 2) % 5]
+    beta = (0.0, 0.05, 0.6, 1.9)[k % 4]
+    p = _clipped_dirichlet(rng, n)
+    return p, eps, beta, Cone.of(p, eps, beta, "pml")
 
 
 @pytest.mark.parametrize("n, eps, privacy", [(5, 0.5, "ldp"), (9, 2.0, "ldp"), (7, 1.2, "pml"), (9, 0.5, "pml"),
@@ -701,13 +716,8 @@ def test_partition_channel_is_a_private_mixture_of_partitions(k):
     from leakage.design.frequency import partition_channel
     from leakage.design.result import verify_channel
 
-    rng = np.random.default_rng(900 + k)
-    n = (3, 8, 20, 42, 101)[k % 5]
-    eps = (0.1, 0.7, 1.5, 2.5, 4.0)[(k // 2) % 5]
-    beta = (0.0, 0.05, 0.6, 1.9)[k % 4]
-    p = np.clip(rng.dirichlet(np.full(n, rng.uniform(0.2, 1.0))), 2e-5, None)
-    p = p / p.sum()
-    cone = Cone.of(p, eps, beta, "pml")
+    p, eps, beta, cone = _stratified_pml_cone(900 + k, k, (3, 8, 20, 42, 101))
+    n = p.size
     ch = partition_channel(p, cone.top, 3 * n, seed=k)
     assert ch.sum(axis=1) == pytest.approx(np.ones(n), abs=1e-12)
     level = ch.max(axis=0)
@@ -729,13 +739,8 @@ def test_random_lift_vectors_are_vertices_of_the_capped_box_in_the_cone(k):
     enumerates. Where H <= 1 (a large ball at small eps) the all-ones column."""
     from leakage.design.vertices import lift_vectors, random_lift_vectors
 
-    rng = np.random.default_rng(1500 + k)
-    n = (3, 8, 10, 42, 101)[k % 5]
-    eps = (0.1, 0.7, 1.5, 2.5, 4.0)[(k // 2) % 5]
-    beta = (0.0, 0.05, 0.6, 1.9)[k % 4]
-    p = np.clip(rng.dirichlet(np.full(n, rng.uniform(0.2, 1.0))), 2e-5, None)
-    p = p / p.sum()
-    cone = Cone.of(p, eps, beta, "pml")
+    p, eps, beta, cone = _stratified_pml_cone(1500 + k, k, (3, 8, 10, 42, 101))
+    n = p.size
     v = random_lift_vectors(p, cone.top, 4 * n, seed=k)
     assert v.shape == (n, 4 * n)
     if cone.top <= 1.0:  # the box {0 <= v <= H, P.v = 1} is empty (or the all-ones column): all-ones
@@ -768,8 +773,7 @@ def test_private_partitions_where_fewer_than_two_bins_fit(k):
 
     rng = np.random.default_rng(1300 + k)
     n = (20, 42, 74, 101)[k % 4]
-    p = np.clip(rng.dirichlet(np.full(n, rng.uniform(0.2, 1.0))), 2e-5, None)
-    p = p / p.sum()
+    p = _clipped_dirichlet(rng, n)
     beta = (0.0, beta_star(1e-6, 48842, n), 0.2, 0.6)[k // 2]
     # H = e^eps / (1 + e^eps beta / 2) < 2 exactly when e^eps (1 - beta) < 2; H > 1 when e^eps (1 - beta/2) > 1
     lo, hi = -math.log(1.0 - beta / 2.0), math.log(2.0 / (1.0 - beta))

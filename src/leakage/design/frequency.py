@@ -550,7 +550,7 @@ def design_frequency(p, eps, beta, privacy, method, budget: Budget, tol: float, 
     if bound > value:
         raise RuntimeError(f"optimal_mechanism: value {value!r} is below the certified lower bound {bound!r}")
     return OptimalDesign(channel=np.ascontiguousarray(ch), value=float(value), bound=float(bound),
-                         certified=bool(value - bound <= tol * (1 + value)), method=method,
+                         certified=_within(value, bound, tol), method=method,
                          columns_generated=sol.generated, iterations=sol.iterations,
                          seconds=time.perf_counter() - t0, columns=sol.columns, stats=stats, **base)
 
