@@ -418,6 +418,15 @@ _SMALL_RUNS = 2
 
 
 def relaxed_dual(cone: Cone) -> RelaxedDual | None:
+    """The best dual point of the relaxed design, every refinement of :func:`relaxed_duals` taken:
+    its last point (the best certified), None when every run fails."""
+    best = None
+    for best in relaxed_duals(cone):
+        pass
+    return best
+
+
+def relaxed_duals(cone: Cone):
     """The best dual point of the relaxed design: max 2 tr Z + sum w - 1 - y over Z, w, y and every
     lifting's multipliers at once, one linear matrix inequality per lifting (module docstring) and
     |Z^T 1|^2 + w.1 <= y for the all-ones column, by SCS [odonoghue2016] (a first-order method:
@@ -427,8 +436,12 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
     same point where it could set the bound (SCS, then Clarabel: :func:`_recertify_small`). On the ball
     and the box, while a certificate loses more than ``_RETRY``, SCS runs on (the runs and settings of ``_DUAL_SETTINGS``, :func:`_scs_points`) and
     the point of the best certified bound is kept; a lifting larger than N + 1 (the light-top one)
-    still that loose there is then solved alone at that point (:func:`family_bound_scs`). None when
-    every run fails."""
+    still that loose there is then solved alone at that point (:func:`family_bound_scs`).
+
+    A generator: it yields the best :class:`RelaxedDual` so far after each run and after the large
+    liftings are solved alone (each bound at or above the last), so a caller takes the first
+    point at once and refines only where its bound is still wanted (:func:`relaxed_dual` takes every
+    refinement). Nothing when every run fails."""
     import cvxpy as cp
 
     n = cone.n
@@ -465,8 +478,9 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
             found = _relaxed_dual_at(cone, Zv, wv, fams)
             if best is None or found.bound > best.bound:
                 best, best_y = found, yv
+            yield best
             if not loose(fams, yv):
-                return best  # the certificate lost little: another run would not gain
+                return  # the certificate lost little: another run would not gain
     if best is not None and cone.kind != "ldp":
         # a large lifting still loose at the kept point: solved alone there (family_bound_scs)
         fams = dict(best.families)
@@ -475,8 +489,7 @@ def relaxed_dual(cone: Cone) -> RelaxedDual | None:
                 fams[lift.name] = min(fams[lift.name], family_bound_scs(lift, best.Z, best.w, _FAMILY_RUNS))
         if fams != best.families:
             _recertify_small(cone, lifts, fams, best_y, best.Z, best.w)  # the large ones may no longer set it
-            best = _relaxed_dual_at(cone, best.Z, best.w, fams)
-    return best
+            yield _relaxed_dual_at(cone, best.Z, best.w, fams)
 
 
 def _recertify_small(cone: Cone, lifts, fams: dict, y: float, Z: np.ndarray, w: np.ndarray) -> None:
