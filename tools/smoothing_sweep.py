@@ -75,7 +75,7 @@ def measure(priors: Path, weights, seed: int, cone: str = "ball", sizes=(42,)):
                 frequency._SMOOTH = saved
             sec = time.perf_counter() - t
             hist = d.stats["history"]
-            row = dict(case=name, n=p.size, eps=eps, weight=a, value_half=hist[(len(hist) - 1) // 2][0],
+            row = dict(case=name, n=p.size, eps=eps, weight=a, value_half=hist[(d.iterations - 1) // 2][0],
                        value=d.value, bound=d.bound, gap=(d.value - d.bound) / (1 + d.value), seconds=round(sec, 2))
             print(row, flush=True)
             rows.append(row)

@@ -609,6 +609,30 @@ def test_a_looser_tol_beyond_exact_pricing_stops_at_the_first_iterate_it_certifi
     assert [h[2] for h in hist] == sorted(h[2] for h in hist)  # seconds since the start
 
 
+def test_no_refinement_of_the_relaxed_dual_starts_after_max_seconds(monkeypatch):
+    """Under max_seconds the relaxed dual is not refined once the deadline has passed: a PML design
+    at N = 24 (beyond the exhaustive pricing) whose deadline passes before its first master returns
+    after one iteration with the bound of the relaxed dual's first point, the one the call without
+    a deadline starts from and then refines."""
+    import leakage.design.frequency as frequency
+
+    p, beta, ldp, fine = _pml_24(1.8)
+    points = []
+    every = frequency.relaxed_duals
+
+    def counted(cone):
+        for point in every(cone):
+            points.append(point.bound)
+            yield point
+
+    monkeypatch.setattr(frequency, "relaxed_duals", counted)
+    d = optimal_mechanism(p, 1.8, privacy="pml", beta=beta, utility="frequency_mse", max_iterations=4,
+                          max_seconds=1e-3, warm_start=[ldp])
+    assert d.iterations == 1 and len(d.stats["history"]) == 1
+    assert points == [fine.stats["history"][0][1]]
+    assert d.bound == points[0] < fine.bound
+
+
 @pytest.mark.parametrize("eps, seed", [(0.5, 7)])
 def test_pml_beyond_exact_pricing_leaves_the_oracles_behind(eps, seed):
     """PML on the ball at N = 20 (> EXHAUSTIVE_LIMIT: local pricing), seeded with the LDP design

@@ -23,7 +23,8 @@ U on that maximum gives the certified lower bound
 (weak duality, :mod:`~leakage.design.frequency_master`), so the bound of the result is exact when
 the pricing is (N <= ``EXHAUSTIVE_LIMIT``); beyond, in every cone, semidefinite relaxations of the
 vertex families bound the pricing, at the best dual point of the relaxed design, with a certificate
-(:func:`~leakage.design.pricing.lifted.relaxed_dual`; under PML looser than under LDP). The loop
+(:func:`~leakage.design.pricing.lifted.relaxed_duals`: its first point, refined after the loop only
+where the design is not yet certified within tol; under PML looser than under LDP). The loop
 starts from the columns of eps-LDP randomized response (a staircase per letter:
 feasible in every cone, linearly independent), the all-ones column, the warm-start columns (a warm
 channel of many outputs is a pool the pricing draws from instead); with exact pricing, subset
@@ -441,7 +442,10 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         # until the design is certified within tol; the smoothing point stays the first one, so the
         # iterates do not depend on tol
         refined = False
-        for better in refinements:
+        while not budget.out_of_time():  # under max_seconds, no refinement starts after the deadline
+            better = next(refinements, None)
+            if better is None:
+                break
             best_bound, refined = max(best_bound, better.bound), True
             if _within(min(value, incumbent), best_bound, tol):
                 break
