@@ -434,7 +434,7 @@ def test_small_families_are_certified_again_only_where_they_could_set_the_bound(
         calls.append(lift.name)
         return solve(lift, Z, w)
 
-    def every_loose(cone, lifts, fams, y, Z, w):
+    def every_loose(cone, lifts, fams, y, Z, w, alone):
         for lift in lifts:
             if lift.dim <= cone.n + 1 and fams[lift.name] - y > lifted._RECERTIFY * (1.0 + abs(y)):
                 fams[lift.name] = min(fams[lift.name], counted(lift, Z, w))
@@ -442,9 +442,9 @@ def test_small_families_are_certified_again_only_where_they_could_set_the_bound(
     alone = []
     solve_scs = lifted.family_bound_scs
 
-    def counted_scs(lift, Z, w, runs):
+    def counted_scs(lift, Z, w, runs, **kwargs):
         alone.append(lift.name)
-        return solve_scs(lift, Z, w, runs)
+        return solve_scs(lift, Z, w, runs, **kwargs)
 
     monkeypatch.setattr(lifted, "family_bound", counted)
     monkeypatch.setattr(lifted, "family_bound_scs", counted_scs)
@@ -469,6 +469,39 @@ def test_small_families_are_certified_again_only_where_they_could_set_the_bound(
         opt = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", tol=1e-7)
         assert opt.certified and lazy.bound <= opt.value
     assert lazy_calls < eager_calls
+
+
+def test_no_small_lifting_is_solved_alone_twice_at_a_point(monkeypatch):
+    """A small lifting certified again alone at the kept point (SCS, then Clarabel) is not solved
+    again there after the light-top family is solved alone at that point (the same solves would
+    give the same certificates; at N = 101 each Clarabel solve takes about a minute). Forced: every
+    run taken, the light-top family solved alone, every small lifting that could set the bound
+    solved alone; the kept point is among those where a small lifting was solved alone, and no
+    (solver, lifting, point) repeats."""
+    import leakage.design.pricing.lifted as lifted
+
+    n, eps, seed, beta = _LIGHT_TOP_CASES[0]
+    cone = Cone.of(_dirichlet_prior(n, seed), eps, beta, "pml")
+    solved = []
+    clarabel, scs = lifted.family_bound, lifted.family_bound_scs
+
+    def by_clarabel(lift, Z, w):
+        solved.append(("clarabel", lift.name, np.asarray(Z).tobytes()))
+        return clarabel(lift, Z, w)
+
+    def by_scs(lift, Z, w, runs, **kwargs):
+        solved.append(("scs", lift.name, np.asarray(Z).tobytes()))
+        return scs(lift, Z, w, runs, **kwargs)
+
+    monkeypatch.setattr(lifted, "family_bound", by_clarabel)
+    monkeypatch.setattr(lifted, "family_bound_scs", by_scs)
+    monkeypatch.setattr(lifted, "_RETRY", -1.0)
+    monkeypatch.setattr(lifted, "_RECERTIFY", -1.0)
+    rd = lifted.relaxed_dual(cone)
+    small = [s for s in solved if s[1] != "light_top"]
+    assert ("scs", "light_top", rd.Z.tobytes()) in solved
+    assert any(point == rd.Z.tobytes() for _, _, point in small)
+    assert len(small) == len(set(small))
 
 
 def _light_top_members(cone):

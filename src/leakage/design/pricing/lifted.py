@@ -379,10 +379,11 @@ def family_bound(lift: Lifting, Z, w) -> float:
     return _certified(lift, float(y.value), Z, w, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
 
 
-def family_bound_scs(lift: Lifting, Z, w, runs: int) -> float:
+def family_bound_scs(lift: Lifting, Z, w, runs: int, target: float = -math.inf) -> float:
     """As :func:`family_bound`, by SCS in at most ``runs`` runs of ``_DUAL_STEPS["ball"]`` steps,
     each continuing from the last (:func:`_scs_points`), until a certificate loses at most
-    ``_RETRY`` of 1 + y: the least of the runs' certified bounds (inf when every run fails). For a
+    ``_RETRY`` of 1 + y or the least is at or below ``target`` (where it can no longer set a bound):
+    the least of the runs' certified bounds (inf when every run fails). For a
     lifting too large for Clarabel in time (the light-top one, 2N + 2 square): alone at a fixed
     point, its program converges far faster than inside the joint one of :func:`relaxed_dual`."""
     Z = np.asarray(Z, dtype=float)
@@ -396,7 +397,7 @@ def family_bound_scs(lift: Lifting, Z, w, runs: int) -> float:
         yv = float(y.value)
         cert = _certified(lift, yv, Z, w, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
         best = min(best, cert)
-        if cert - yv <= _RETRY * (1.0 + abs(yv)):
+        if cert - yv <= _RETRY * (1.0 + abs(yv)) or best <= target:
             break
     return best
 
@@ -413,8 +414,10 @@ def relaxed_bound(cone: Cone, Z, w) -> float:
 #: 1 + |y| is certified again alone at that point, when it is small (dimension <= N + 1) and could
 #: set the bound (:func:`_recertify_small`)
 _RECERTIFY = 1e-4
-#: SCS runs of such a small lifting solved alone at the point before Clarabel (:func:`_recertify_small`)
-_SMALL_RUNS = 2
+#: SCS runs of such a small lifting solved alone at the point before Clarabel, stopping once it
+#: can no longer set the bound (:func:`_recertify_small`): at N = 101 a run takes seconds and Clarabel
+#: about a minute
+_SMALL_RUNS = 6
 
 
 def relaxed_dual(cone: Cone) -> RelaxedDual | None:
@@ -460,7 +463,7 @@ def relaxed_duals(cone: Cone):
         lmi = cp.bmat([[slack, zb.T], [zb, np.eye(n)]])
         cons.append((lmi + lmi.T) / 2.0 >> 0)
     prob = cp.Problem(cp.Maximize(2.0 * cp.trace(Z) + cp.sum(w) - y), cons)
-    best, best_y = None, 0.0
+    best, best_y, best_alone = None, 0.0, {}
 
     def loose(fams, yv):
         return {name for name, cert in fams.items() if cert - yv > _RETRY * (1.0 + abs(yv))}
@@ -474,10 +477,11 @@ def relaxed_duals(cone: Cone):
             wv, yv = np.asarray(w.value, dtype=float), float(y.value)
             fams = {lift.name: _certified(lift, yv, Zv, wv, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
                     for lift, mult in zip(lifts, mults)}
-            _recertify_small(cone, lifts, fams, yv, Zv, wv)
+            alone = {}  # the families certified again alone at this point, and by which solver
+            _recertify_small(cone, lifts, fams, yv, Zv, wv, alone)
             found = _relaxed_dual_at(cone, Zv, wv, fams)
             if best is None or found.bound > best.bound:
-                best, best_y = found, yv
+                best, best_y, best_alone = found, yv, alone
             yield best
             if not loose(fams, yv):
                 return  # the certificate lost little: another run would not gain
@@ -488,11 +492,13 @@ def relaxed_duals(cone: Cone):
             if lift.name in loose(fams, best_y) and lift.dim > n + 1 and _FAMILY_RUNS > 0:
                 fams[lift.name] = min(fams[lift.name], family_bound_scs(lift, best.Z, best.w, _FAMILY_RUNS))
         if fams != best.families:
-            _recertify_small(cone, lifts, fams, best_y, best.Z, best.w)  # the large ones may no longer set it
+            # the large ones may no longer set the bound; a small one already certified alone at this
+            # point would only repeat its solve
+            _recertify_small(cone, lifts, fams, best_y, best.Z, best.w, best_alone)
             yield _relaxed_dual_at(cone, best.Z, best.w, fams)
 
 
-def _recertify_small(cone: Cone, lifts, fams: dict, y: float, Z: np.ndarray, w: np.ndarray) -> None:
+def _recertify_small(cone: Cone, lifts, fams: dict, y: float, Z: np.ndarray, w: np.ndarray, alone: dict) -> None:
     """Certify again (in ``fams``, in place) every small lifting (dimension <= N + 1) whose
     certificate loses more than ``_RECERTIFY`` of 1 + |y| and could still set the bound, the
     largest certificate first: one above the all-ones column's value, the large liftings'
@@ -501,16 +507,23 @@ def _recertify_small(cone: Cone, lifts, fams: dict, y: float, Z: np.ndarray, w: 
     could still set the bound; the least certificate is kept. A certificate at or below one of
     those does not move the bound, and the interior-point solve is what costs at large N
     (docs/frequency-estimation.md), so it is skipped: the bound is at or above that of certifying
-    every loose small lifting again by Clarabel."""
+    every loose small lifting again by Clarabel. SCS stops once the certificate is at or below the
+    others (``target``); ``alone`` maps the liftings already certified again alone at this point
+    to the last solver that did ("scs" or "clarabel", updated in place): a solve is never repeated
+    at a point (the same solve gives the same certificate), and a lifting SCS left at or below the
+    others gets Clarabel if a later call finds it could set the bound (the others lowered)."""
     n = cone.n
     floor = max([_ones_value(Z, w)] + [fams[l.name] for l in lifts if l.dim > n + 1])
     for lift in sorted((l for l in lifts if l.dim <= n + 1), key=lambda l: -fams[l.name]):
         if fams[lift.name] <= floor:
             break
-        if fams[lift.name] - y > _RECERTIFY * (1.0 + abs(y)):
-            # alone at the point, SCS first: far cheaper than the interior point at large N
-            fams[lift.name] = min(fams[lift.name], family_bound_scs(lift, Z, w, _SMALL_RUNS))
+        if fams[lift.name] - y > _RECERTIFY * (1.0 + abs(y)) and alone.get(lift.name) != "clarabel":
+            if lift.name not in alone:
+                # alone at the point, SCS first: far cheaper than the interior point at large N
+                alone[lift.name] = "scs"
+                fams[lift.name] = min(fams[lift.name], family_bound_scs(lift, Z, w, _SMALL_RUNS, target=floor))
             if fams[lift.name] > floor:  # it could still set the bound
+                alone[lift.name] = "clarabel"
                 fams[lift.name] = min(fams[lift.name], family_bound(lift, Z, w))
         floor = max(floor, fams[lift.name])
 
