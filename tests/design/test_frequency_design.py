@@ -609,13 +609,15 @@ def test_ldp_beyond_exact_pricing_is_within_one_percent_of_its_bound(n, eps, see
     assert ldp_epsilon(d.channel) <= eps + 1e-9
 
 
-def test_a_looser_tol_beyond_exact_pricing_stops_at_the_first_iterate_it_certifies(monkeypatch):
+def test_a_looser_tol_beyond_exact_pricing_stops_at_the_first_iterate_it_certifies():
     """Beyond the exhaustive pricing the iterates do not depend on a tol looser than
-    frequency._ENTRY, and the relaxed dual is refined only after the loop: the tol 1e-6 call's
-    history is its iterations and one entry more, where the refined bound rises; a call whose tol
-    is the second iterate's gap stops there, certified, with the same history, having taken the
-    relaxed dual's first point only (so the benchmark's seconds to 1 % are what a call with that
-    tol takes). PML on the ball at N = 24, eps 1.8, seeded with the LDP design."""
+    frequency._ENTRY, and the relaxed dual's refinements are taken only after the loop: the tol
+    1e-6 call's history is its iterations and one entry more, where the refined bound rises; a
+    call whose tol is the second iterate's gap stops there, certified, with the same history and
+    the bound of the relaxed dual's first point (so the benchmark's seconds to 1 % are what a call
+    with that tol takes). Under max_seconds no refinement is taken once the deadline has passed: a
+    call whose deadline passes before its first master returns after one iteration with the first
+    point's bound. PML on the ball at N = 24, eps 1.8, seeded with the LDP design."""
     import leakage.design.frequency as frequency
 
     p, beta, ldp, fine = _pml_24(1.8)
@@ -625,45 +627,42 @@ def test_a_looser_tol_beyond_exact_pricing_stops_at_the_first_iterate_it_certifi
     gaps = [(min(v, seed) - b) / (1 + min(v, seed)) for v, b, _ in hist]
     tol = gaps[1] * (1 + 1e-9)
     assert gaps[0] > tol > frequency._ENTRY
-    points = []
-    every = frequency.relaxed_duals
-
-    def counted(cone):
-        for point in every(cone):
-            points.append(point.bound)
-            yield point
-
-    monkeypatch.setattr(frequency, "relaxed_duals", counted)
     coarse = optimal_mechanism(p, 1.8, privacy="pml", beta=beta, utility="frequency_mse", max_iterations=4,
                                tol=tol, warm_start=[ldp])
     assert coarse.iterations == 2 and coarse.certified
-    assert points == [hist[0][1]]  # the first point only: never refined
+    assert coarse.bound == hist[0][1]  # the first point's: no refinement taken
     assert [h[:2] for h in coarse.stats["history"]] == [h[:2] for h in hist[:2]]
     assert [h[2] for h in hist] == sorted(h[2] for h in hist)  # seconds since the start
+    hurried = optimal_mechanism(p, 1.8, privacy="pml", beta=beta, utility="frequency_mse", max_iterations=4,
+                                max_seconds=1e-3, warm_start=[ldp])
+    assert hurried.iterations == 1 and len(hurried.stats["history"]) == 1
+    assert hurried.bound == hist[0][1] < fine.bound
 
 
-def test_no_refinement_of_the_relaxed_dual_starts_after_max_seconds(monkeypatch):
-    """Under max_seconds the relaxed dual is not refined once the deadline has passed: a PML design
-    at N = 24 (beyond the exhaustive pricing) whose deadline passes before its first master returns
-    after one iteration with the bound of the relaxed dual's first point, the one the call without
-    a deadline starts from and then refines."""
-    import leakage.design.frequency as frequency
+def test_relaxed_duals_computed_ahead_are_the_points_computed_in_line(monkeypatch):
+    """lifted.RelaxedDualsAhead (the relaxed dual's points computed in a background thread while
+    the column generation runs) gives the same points in the same order as relaxed_duals in line,
+    on the ball (several refinements: every run taken, the light-top family alone) and under LDP;
+    an error in the thread is raised in the caller's."""
+    import leakage.design.pricing.lifted as lifted
 
-    p, beta, ldp, fine = _pml_24(1.8)
-    points = []
-    every = frequency.relaxed_duals
+    monkeypatch.setattr(lifted, "_RETRY", -1.0)
+    for n, eps, seed, beta, kind in [(9, 1.95, 53, 0.12, "pml"), (10, 0.7, 54, 0.0, "ldp")]:
+        cone = Cone.of(_dirichlet_prior(n, seed), eps, beta, kind)
+        inline = list(lifted.relaxed_duals(cone))
+        ahead = list(lifted.RelaxedDualsAhead(cone))
+        assert len(ahead) == len(inline) >= (3 if kind == "pml" else 1)
+        for a, b in zip(ahead, inline):
+            assert a.bound == b.bound and a.families == b.families
+            np.testing.assert_array_equal(a.Z, b.Z)
 
-    def counted(cone):
-        for point in every(cone):
-            points.append(point.bound)
-            yield point
+    def failing(cone):
+        yield from ()
+        raise RuntimeError("solver failed")
 
-    monkeypatch.setattr(frequency, "relaxed_duals", counted)
-    d = optimal_mechanism(p, 1.8, privacy="pml", beta=beta, utility="frequency_mse", max_iterations=4,
-                          max_seconds=1e-3, warm_start=[ldp])
-    assert d.iterations == 1 and len(d.stats["history"]) == 1
-    assert points == [fine.stats["history"][0][1]]
-    assert d.bound == points[0] < fine.bound
+    monkeypatch.setattr(lifted, "relaxed_duals", failing)
+    with pytest.raises(RuntimeError, match="solver failed"):
+        next(lifted.RelaxedDualsAhead(cone))
 
 
 @pytest.mark.parametrize("eps, seed", [(0.5, 7)])

@@ -136,6 +136,9 @@ rule design_mse_attribute:
         mechanisms="results/{study}/design/{attribute}_mse.csv",
     params:
         settings=_ad("eps", "delta", "engine", "frequency"),
+    # beyond 18 letters the relaxed dual's points are computed on a second core beside the column
+    # generation (leakage.design.pricing.lifted.RelaxedDualsAhead)
+    threads: 2
     resources:
         mem_mb=2000,
         runtime=10,

@@ -60,7 +60,7 @@ from leakage.design.pricing.frequency import (
     local_pricing,
     pool_pricing,
 )
-from leakage.design.pricing.lifted import relaxed_duals
+from leakage.design.pricing.lifted import RelaxedDualsAhead
 from leakage.design.vertices import channel_columns, enumerate_vertices, random_lift_vectors, staircase_columns
 from leakage.estimation.frequency import frequency_mse
 from leakage.mechanisms.frequency_oracles import FrequencyOracle, subset_fisher_informations
@@ -309,11 +309,19 @@ def solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, p
     from threadpoolctl import threadpool_limits
 
     with threadpool_limits(limits=1, user_api="blas"):
-        return _solve_frequency(cone, tol, budget, start, pool, time.perf_counter() if t0 is None else t0, incumbent)
+        t0 = time.perf_counter() if t0 is None else t0
+        # beyond the exhaustive pricing the relaxed dual bounds the design: its points are computed
+        # on the other core from the start (lifted.RelaxedDualsAhead)
+        refinements = RelaxedDualsAhead(cone) if cone.n > EXHAUSTIVE_LIMIT else None
+        try:
+            return _solve_frequency(cone, tol, budget, start, pool, t0, incumbent, refinements)
+        finally:
+            if refinements is not None:
+                refinements.close()
 
 
 def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, pool, t0: float,
-                     incumbent: float) -> Solution:
+                     incumbent: float, refinements) -> Solution:
     """The channel of least tr J^-1 - 1 over K with a certified lower bound (module docstring).
     ``start``: polished columns (N x K) that seed the master. ``pool``: columns of the cone (N x K',
     K' large: a warm channel of many outputs) priced exactly at every iteration, whose improving ones
@@ -323,7 +331,8 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
     (``limited_by``), and each iteration's (value, bound, seconds since ``t0``) in ``history``, with
     a last entry where the relaxed dual was refined after the loop.
     ``incumbent``: the value of a feasible channel the caller returns if it is better (its seeds):
-    the solve stops once it or the master's value is certified within ``tol``."""
+    the solve stops once it or the master's value is certified within ``tol``. ``refinements``:
+    the relaxed dual's points (beyond the exhaustive pricing; :func:`solve_frequency`)."""
     p, n = cone.prior, cone.n
     exact = n <= EXHAUSTIVE_LIMIT
     cols = np.concatenate([staircase_columns(p, cone.eps, np.eye(n, dtype=bool)), np.ones((n, 1)), start], axis=1)
@@ -337,20 +346,19 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
     blocks = oracle_blocks(p, cone.eps) if exact else None
     best_bound, iters, generated = 0.0, 0, 0
     rd = None
-    if not exact:
-        # the best dual point of the relaxed design gives the certified bound; under LDP the columns
-        # of nearly the largest phi there, which an optimal design mixes when the relaxation is
-        # tight, start the master (from the oracles' or the staircases' columns the master crawls;
-        # under PML thousands of columns tie there and the best of them do not form a good design,
-        # docs/frequency-estimation.md)
-        # its first point at once, the refinements only if the loop ends outside tol: each costs
-        # SCS runs on the joint program (on the ball most of the design's time at N = 74), and the
-        # first point certifies nearly as much (docs/frequency-estimation.md)
-        refinements = relaxed_duals(cone)
+    # the best dual point of the relaxed design gives the certified bound: its first point, the
+    # refinements taken only if the loop ends outside tol (each costs SCS runs on the joint program,
+    # on the ball most of the design's time at N = 74, and the first point certifies nearly as
+    # much). Under LDP the columns of nearly the largest phi there, which an optimal design mixes
+    # when the relaxation is tight, start the master (from the oracles' or the staircases' columns
+    # the master crawls); under PML thousands of columns tie there and the best of them do not form
+    # a good design (docs/frequency-estimation.md), so the first master is solved while the point
+    # is computed, and the point is taken before the first pricing
+    pending = not exact and cone.kind != "ldp"
+    if not exact and cone.kind == "ldp":
         rd = next(refinements, None)
         if rd is not None:
             best_bound = max(0.0, rd.bound)
-        if rd is not None and cone.kind == "ldp":
             Gr = rd.Z @ rd.Z.T
             base_r = rd.bound + rd.pricing
             lead = local_pricing(cone, Gr, rd.w, keep=n * (n + 3), collect=-math.inf, starts=_LEAD_STARTS)
@@ -361,7 +369,7 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
     # beyond the exhaustive pricing, the columns are searched between the master's duals and the
     # relaxed design's (Wentges smoothing [wentges1997]): the master's own duals swing from one
     # iteration to the next, and the columns of largest phi there improve it little
-    alpha = 0.0 if exact or rd is None else _SMOOTH[cone.kind]
+    alpha = 0.0 if exact or rd is None else _SMOOTH[cone.kind]  # (PML: set with the first point)
     drop = _DROP if exact else _DROP_LARGE
     history = []
     ms = None
@@ -374,6 +382,10 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
                 raise
             limited_by = f"master: {exc}"
             break
+        if pending:  # the relaxed dual's first point, computed beside the first master
+            pending, rd = False, next(refinements, None)
+            if rd is not None:
+                best_bound, alpha = max(0.0, rd.bound), _SMOOTH[cone.kind]
         theta, Z, w = ms.theta, ms.Z, ms.w
         if blocks is not None and ms.block_weights.max(initial=0.0) > _DROP * max(theta.max(), ms.block_weights.max()):
             # the oracles still carry weight: the value of the (unbuilt) mixture, for the stopping rule

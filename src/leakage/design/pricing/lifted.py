@@ -498,6 +498,58 @@ def relaxed_duals(cone: Cone):
             yield _relaxed_dual_at(cone, best.Z, best.w, fams)
 
 
+class RelaxedDualsAhead:
+    """:func:`relaxed_duals` computed ahead in a background thread: iterating gives the same
+    points in the same order (each waits until it is computed), while the caller works on the
+    other core between them. SCS and Clarabel release the GIL in their solves, so the column
+    generation runs beside the refinements instead of after them; the refinements do not depend on
+    the caller, so the points, and a design that consumes them in order, are the same as
+    computed in line. :meth:`close` stops the thread after its current stage (a refinement
+    nobody will take)."""
+
+    def __init__(self, cone: Cone):
+        import queue
+        import threading
+
+        self._points = queue.Queue()
+        self._stop = threading.Event()
+        self._done = False
+        self._thread = threading.Thread(target=self._run, args=(cone,), name="relaxed-duals", daemon=True)
+        self._thread.start()
+
+    def _run(self, cone: Cone) -> None:
+        from threadpoolctl import threadpool_limits
+
+        try:
+            with threadpool_limits(limits=1, user_api="blas"):
+                for point in relaxed_duals(cone):
+                    if self._stop.is_set():
+                        return
+                    self._points.put(point)
+        except BaseException as exc:  # raised again in the caller's thread
+            self._points.put(exc)
+        finally:
+            self._points.put(None)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self) -> RelaxedDual:
+        if self._done:
+            raise StopIteration
+        item = self._points.get()
+        if item is None:
+            self._done = True
+            raise StopIteration
+        if isinstance(item, BaseException):
+            self._done = True
+            raise item
+        return item
+
+    def close(self) -> None:
+        self._stop.set()
+
+
 def _recertify_small(cone: Cone, lifts, fams: dict, y: float, Z: np.ndarray, w: np.ndarray, alone: dict) -> None:
     """Certify again (in ``fams``, in place) every small lifting (dimension <= N + 1) whose
     certificate loses more than ``_RECERTIFY`` of 1 + |y| and could still set the bound, the
