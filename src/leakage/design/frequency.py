@@ -24,7 +24,8 @@ U on that maximum gives the certified lower bound
 the pricing is (N <= ``EXHAUSTIVE_LIMIT``); beyond, in every cone, semidefinite relaxations of the
 vertex families bound the pricing, at the best dual point of the relaxed design, with a certificate
 (:func:`~leakage.design.pricing.lifted.relaxed_duals`: its first point, refined after the loop only
-where the design is not yet certified within tol; under PML looser than under LDP). The loop
+where the design is not yet certified within tol, every point computed ahead on a second core by
+:class:`~leakage.design.pricing.lifted.RelaxedDualsAhead`; under PML looser than under LDP). The loop
 starts from the columns of eps-LDP randomized response (a staircase per letter:
 feasible in every cone, linearly independent), the all-ones column, the warm-start columns (a warm
 channel of many outputs is a pool the pricing draws from instead); with exact pricing, subset

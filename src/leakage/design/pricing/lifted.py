@@ -53,7 +53,6 @@ The all-ones column is priced exactly beside them.
 from __future__ import annotations
 
 import math
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -329,23 +328,34 @@ def _scs_points(prob, runs: int, **opts):
     for _ in range(runs):
         try:
             res = solver.solve() if res is None else solver.solve(warm_start=True, x=res["x"], y=res["y"], s=res["s"])
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # the bounds are certified apart (_certified)
-                prob.unpack_results(res, chain, inverse)
+            _unpack(prob, res, chain, inverse)
         except (cp.error.SolverError, ValueError):
             yield False
             continue
         yield prob.status in ("optimal", "optimal_inaccurate")
 
 
-def _solve(prob, **opts) -> bool:
-    """Solve a cvxpy problem; False when the solver fails or ends neither optimal nor nearly so."""
+def _unpack(prob, raw, chain, inverse) -> None:
+    """``prob.unpack_results`` without its warning on an inaccurate status (every bound is certified
+    apart, :func:`_certified`): silencing it by ``warnings.catch_warnings`` would change the
+    process's warning filters from the thread that computes the points
+    (:class:`RelaxedDualsAhead`), under the caller's feet. SolverError where the solver failed."""
+    import cvxpy as cp
+
+    solution = chain.invert(raw, inverse)
+    if solution.status in cp.settings.ERROR:
+        raise cp.error.SolverError(f"{chain.solver.name()} failed")
+    prob.unpack(solution)
+
+
+def _solve(prob, solver: str) -> bool:
+    """Solve a cvxpy problem by ``solver``; False when the solver fails or ends neither optimal nor
+    nearly so."""
     import cvxpy as cp
 
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")  # the bounds are certified apart (_certified)
-            prob.solve(**opts)
+        data, chain, inverse = prob.get_problem_data(solver, solver_opts={})  # as prob.solve() passes them
+        _unpack(prob, chain.solve_via_data(prob, data, solver_opts={}), chain, inverse)
     except (cp.error.SolverError, ValueError):
         return False
     return prob.status in ("optimal", "optimal_inaccurate")
@@ -505,7 +515,9 @@ class RelaxedDualsAhead:
     generation runs beside the refinements instead of after them; the refinements do not depend on
     the caller, so the points, and a design that consumes them in order, are the same as
     computed in line. :meth:`close` stops the thread after its current stage (a refinement
-    nobody will take)."""
+    nobody will take). The thread leaves the process's state alone (no warning filters, no BLAS
+    threads of its own: the caller sets those, :func:`leakage.design.frequency.solve_frequency` one
+    BLAS thread, which fixes the summation order)."""
 
     def __init__(self, cone: Cone):
         import queue
@@ -518,14 +530,11 @@ class RelaxedDualsAhead:
         self._thread.start()
 
     def _run(self, cone: Cone) -> None:
-        from threadpoolctl import threadpool_limits
-
         try:
-            with threadpool_limits(limits=1, user_api="blas"):
-                for point in relaxed_duals(cone):
-                    if self._stop.is_set():
-                        return
-                    self._points.put(point)
+            for point in relaxed_duals(cone):
+                if self._stop.is_set():
+                    return
+                self._points.put(point)
         except BaseException as exc:  # raised again in the caller's thread
             self._points.put(exc)
         finally:
