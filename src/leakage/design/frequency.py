@@ -455,7 +455,7 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         # until the design is certified within tol; the smoothing point stays the first one, so the
         # iterates do not depend on tol
         refined = False
-        while not budget.out_of_time():  # under max_seconds, no refinement starts after the deadline
+        while not budget.out_of_time():  # under max_seconds, no refinement is taken after the deadline
             better = next(refinements, None)
             if better is None:
                 break
