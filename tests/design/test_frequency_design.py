@@ -644,9 +644,9 @@ def test_relaxed_duals_computed_ahead_are_the_points_computed_in_line(monkeypatc
     the column generation runs) gives the same points in the same order as relaxed_duals in line,
     on the ball (several refinements: every run taken, the light-top family alone) and under LDP;
     an error in the thread is raised in the caller's."""
-    import leakage.design.pricing.lifted as lifted
-
     from threadpoolctl import threadpool_limits
+
+    import leakage.design.pricing.lifted as lifted
 
     monkeypatch.setattr(lifted, "_RETRY", -1.0)
     for n, eps, seed, beta, kind in [(9, 1.95, 53, 0.12, "pml"), (10, 0.7, 54, 0.0, "ldp")]:
