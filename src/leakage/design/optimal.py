@@ -75,7 +75,9 @@ def optimal_mechanism(prior, eps, *, privacy="pml", beta=0.0, utility="mutual_in
     (:mod:`~leakage.design.frequency`); then ``value`` is that variance, ``bound`` a certified LOWER
     bound on the optimum, ``certified`` when value - bound <= tol (1 + value); eps > 0 (at eps = 0
     no private channel identifies the frequencies); ``method`` "auto"/"colgen" or "enumerate"
-    (seeds the master with every vertex of a closed-form family).
+    (seeds the master with every vertex of a closed-form family). Beyond 18 letters its bound
+    comes from a semidefinite relaxation solved in a background thread beside the column
+    generation (two cores busy; the result does not depend on it).
 
     ``method``: ``"auto"`` (linear utilities with the known prior, LDP or beta <= 2 min P: label
     generation; otherwise enumeration up to ``ENUMERATE_LIMIT`` and column generation beyond),
