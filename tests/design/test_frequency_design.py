@@ -398,10 +398,11 @@ def test_relaxed_dual_keeps_the_best_certified_point_of_its_runs(monkeypatch):
     opt = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", tol=1e-7)
     assert opt.certified
     settings = lifted._DUAL_SETTINGS
-    assert sum(runs for _, runs in settings) >= 2
+    assert sum(runs for _, runs, _ in settings) >= 2
     monkeypatch.setattr(lifted, "_RETRY", -1.0)  # never satisfied: every run is taken
-    monkeypatch.setattr(lifted, "_FAMILY_RUNS", 0)  # the runs' points only (the light-top family alone: below)
-    monkeypatch.setattr(lifted, "_DUAL_SETTINGS", ((settings[0][0], 1),))
+    monkeypatch.setattr(lifted, "_CLARABEL_DIM", 10**6)  # the runs where Clarabel solves the large liftings
+    monkeypatch.setattr(lifted, "family_bound", lambda lift, Z, w: math.inf)  # the runs' points only
+    monkeypatch.setattr(lifted, "_DUAL_SETTINGS", ((settings[0][0], 1, 1),))
     first = lifted.relaxed_dual(cone).bound
     monkeypatch.setattr(lifted, "_DUAL_SETTINGS", settings)
     points = []
@@ -413,7 +414,7 @@ def test_relaxed_dual_keeps_the_best_certified_point_of_its_runs(monkeypatch):
 
     monkeypatch.setattr(lifted, "RelaxedDual", Recorded)
     every = lifted.relaxed_dual(cone).bound
-    assert len(points) == sum(runs for _, runs in settings)
+    assert len(points) == sum(runs for _, runs, _ in settings)
     assert points[0] == first
     assert every == max(points)
     assert all(b <= opt.value for b in points)
@@ -448,6 +449,7 @@ def test_small_families_are_certified_again_only_where_they_could_set_the_bound(
 
     monkeypatch.setattr(lifted, "family_bound", counted)
     monkeypatch.setattr(lifted, "family_bound_scs", counted_scs)
+    monkeypatch.setattr(lifted, "_CLARABEL_DIM", 0)  # the light-top family alone by SCS: not the rule tested
     lazy_calls, eager_calls = 0, 0
     for n, eps, seed, beta in [(9, 0.6, 61, 0.08), (11, 1.4, 62, 0.05), (12, 2.3, 63, 0.12)]:
         p = _dirichlet_prior(n, seed)
@@ -499,7 +501,7 @@ def test_no_small_lifting_is_solved_alone_twice_at_a_point(monkeypatch):
     monkeypatch.setattr(lifted, "_RECERTIFY", -1.0)
     rd = lifted.relaxed_dual(cone)
     small = [s for s in solved if s[1] != "light_top"]
-    assert ("scs", "light_top", rd.Z.tobytes()) in solved
+    assert ("clarabel", "light_top", rd.Z.tobytes()) in solved  # N = 8: up to _CLARABEL_DIM
     assert any(point == rd.Z.tobytes() for _, _, point in small)
     assert len(small) == len(set(small))
 
@@ -523,13 +525,15 @@ def _light_top_members(cone):
 _LIGHT_TOP_CASES = [(8, 0.6, 51, 0.08), (9, 1.3, 52, 0.05), (9, 1.95, 53, 0.12)]
 
 
+@pytest.mark.parametrize("solver", ["clarabel", "scs"])
 @pytest.mark.parametrize("n, eps, seed, beta", _LIGHT_TOP_CASES)
-def test_the_light_top_family_solved_alone_bounds_its_members(n, eps, seed, beta, monkeypatch):
+def test_the_light_top_family_solved_alone_bounds_its_members(n, eps, seed, beta, solver, monkeypatch):
     """relaxed_dual solves the light-top lifting (2N + 2 square) alone at the kept point when its
-    certificate there is loose (family_bound_scs): that bound is at or above phi of every light-top
-    column (enumerated) and below the joint solve's certificate of the family, the relaxed design's
-    bound can only rise with it (on the eps = 1.95 draw by 6 %), and it stays at or below the
-    certified optimum."""
+    certificate there is loose: by Clarabel up to lifted._CLARABEL_DIM (family_bound), beyond it by
+    SCS (family_bound_scs; forced here by lowering the limit). That bound is at or above phi of
+    every light-top column (enumerated) and below the joint solve's certificate of the family (the
+    point before, yielded by relaxed_duals), the relaxed design's bound can only rise with it, and
+    it stays at or below the certified optimum."""
     import leakage.design.pricing.lifted as lifted
 
     p = _dirichlet_prior(n, seed)
@@ -539,15 +543,16 @@ def test_the_light_top_family_solved_alone_bounds_its_members(n, eps, seed, beta
     opt = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", tol=1e-7)
     assert opt.certified
     monkeypatch.setattr(lifted, "_RETRY", -1.0)  # every run taken, the family always solved alone
-    monkeypatch.setattr(lifted, "_FAMILY_RUNS", 0)
-    joint = lifted.relaxed_dual(cone)
-    monkeypatch.setattr(lifted, "_FAMILY_RUNS", 2)
-    alone = lifted.relaxed_dual(cone)
+    if solver == "scs":
+        monkeypatch.setattr(lifted, "_CLARABEL_DIM", 0)
+        monkeypatch.setattr(lifted, "_FAMILY_RUNS", 2)
+    *_, joint, alone = lifted.relaxed_duals(cone)
     lt = next(lift for lift in lifted.liftings(cone) if lift.name == "light_top")
-    assert lt.dim > n + 1
+    assert n + 1 < lt.dim <= 150 == lifted._CLARABEL_DIM or solver == "scs"
     np.testing.assert_array_equal(alone.Z, joint.Z)  # the same point, priced again
     phi = np.sum((alone.Z.T @ members) ** 2, axis=0) + alone.w @ members
-    solo = lifted.family_bound_scs(lt, alone.Z, alone.w, 2)
+    solo = lifted.family_bound(lt, alone.Z, alone.w) if solver == "clarabel" else \
+        lifted.family_bound_scs(lt, alone.Z, alone.w, 2)
     assert phi.max() <= solo
     assert phi.max() <= alone.families["light_top"]  # the bound relaxed_dual keeps
     assert alone.families["light_top"] == min(joint.families["light_top"], solo)

@@ -294,17 +294,22 @@ class RelaxedDual:
 _DUAL_ACCURACY = 1e-6
 _DUAL_STEPS = {"ldp": 20000, "ball": 1500, "box": 1500}
 #: SCS's settings on the ball and the box, each with the runs of ``_DUAL_STEPS`` it may take (every
-#: run continues from the last point), run in turn while a lifting's certificate loses more than
+#: run continues from the last point) where the large liftings are solved alone by Clarabel
+#: (``_CLARABEL_DIM``) and beyond, run in turn while a lifting's certificate loses more than
 #: ``_RETRY`` of 1 + y (each point's bound is certified apart, the best is kept): a larger scale
 #: than SCS's default with over-relaxation, run twice, brought the light-top certificate closer
 #: than SCS's default setting; a scale ten times larger again reaches the relaxed optimum's value
 #: far sooner at large eps but certifies less at small eps, so it runs only where the first setting
-#: left a certificate loose (docs/frequency-estimation.md)
-_DUAL_SETTINGS = (({"scale": 10.0, "alpha": 1.8}, 2), ({"scale": 100.0, "alpha": 1.8}, 1))
+#: left a certificate loose, and its further runs kept raising the bound at native-country, eps 2
+#: (docs/frequency-estimation.md); beyond ``_CLARABEL_DIM`` a run takes minutes, so it runs once
+_DUAL_SETTINGS = (({"scale": 10.0, "alpha": 1.8}, 2, 2), ({"scale": 100.0, "alpha": 1.8}, 3, 1))
 _RETRY = 1e-3
 #: a lifting larger than N + 1 (the light-top one) whose certificate at the kept point of
-#: :func:`relaxed_dual` still loses more than ``_RETRY`` is solved alone at that point, in at most
-#: this many SCS runs (:func:`family_bound_scs`)
+#: :func:`relaxed_dual` still loses more than ``_RETRY`` is solved alone at that point: by Clarabel
+#: (:func:`family_bound`, the relaxation's own value at the point) up to this dimension (2N + 2 at
+#: N = 74: tens of seconds at N = 42, minutes at N = 74), beyond it in at most ``_FAMILY_RUNS`` SCS
+#: runs (:func:`family_bound_scs`; at N = 101 Clarabel would take far longer than the design)
+_CLARABEL_DIM = 150
 _FAMILY_RUNS = 6
 
 
@@ -449,7 +454,8 @@ def relaxed_duals(cone: Cone):
     same point where it could set the bound (SCS, then Clarabel: :func:`_recertify_small`). On the ball
     and the box, while a certificate loses more than ``_RETRY``, SCS runs on (the runs and settings of ``_DUAL_SETTINGS``, :func:`_scs_points`) and
     the point of the best certified bound is kept; a lifting larger than N + 1 (the light-top one)
-    still that loose there is then solved alone at that point (:func:`family_bound_scs`).
+    still that loose there is then solved alone at that point (by Clarabel up to ``_CLARABEL_DIM``,
+    :func:`family_bound`; beyond, :func:`family_bound_scs`).
 
     A generator: it yields the best :class:`RelaxedDual` so far after each run and after the large
     liftings are solved alone (each bound at or above the last), so a caller takes the first
@@ -478,7 +484,9 @@ def relaxed_duals(cone: Cone):
     def loose(fams, yv):
         return {name for name, cert in fams.items() if cert - yv > _RETRY * (1.0 + abs(yv))}
 
-    for opts, runs in (({}, 1),) if cone.kind == "ldp" else _DUAL_SETTINGS:
+    exact_alone = max(lift.dim for lift in lifts) <= _CLARABEL_DIM
+    for opts, runs, runs_beyond in (({}, 1, 1),) if cone.kind == "ldp" else _DUAL_SETTINGS:
+        runs = runs if exact_alone else runs_beyond
         for ok in _scs_points(prob, runs, eps_abs=_DUAL_ACCURACY, eps_rel=_DUAL_ACCURACY,
                               max_iters=_DUAL_STEPS[cone.kind], **opts):
             if not ok or y.value is None or Z.value is None:
@@ -496,10 +504,15 @@ def relaxed_duals(cone: Cone):
             if not loose(fams, yv):
                 return  # the certificate lost little: another run would not gain
     if best is not None and cone.kind != "ldp":
-        # a large lifting still loose at the kept point: solved alone there (family_bound_scs)
+        # a large lifting still loose at the kept point: solved alone there, by Clarabel where it is
+        # small enough (family_bound), else by SCS (family_bound_scs)
         fams = dict(best.families)
         for lift in lifts:
-            if lift.name in loose(fams, best_y) and lift.dim > n + 1 and _FAMILY_RUNS > 0:
+            if lift.name not in loose(fams, best_y) or lift.dim <= n + 1:
+                continue
+            if lift.dim <= _CLARABEL_DIM:
+                fams[lift.name] = min(fams[lift.name], family_bound(lift, best.Z, best.w))
+            elif _FAMILY_RUNS > 0:
                 fams[lift.name] = min(fams[lift.name], family_bound_scs(lift, best.Z, best.w, _FAMILY_RUNS))
         if fams != best.families:
             # the large ones may no longer set the bound; a small one already certified alone at this
