@@ -387,9 +387,11 @@ def test_relaxed_pml_dual_point_bounds_the_certified_optimum(n, eps, seed, beta)
 
 def test_relaxed_dual_keeps_the_best_certified_point_of_its_runs(monkeypatch):
     """On the ball, relaxed_dual runs SCS on while a certificate is loose and keeps the point of the
-    best certified bound: forced to take every run, its bound is the largest of the runs' certified
-    bounds (recorded as each point is certified), the first of them is the first run's alone, and
-    every one lies at or below the certified optimum."""
+    best certified bound: forced to keep every certificate loose, each setting of _DUAL_SETTINGS
+    runs at least once, and again only after a run that raised the best certified bound so far (up
+    to its count); its bound is the largest of the runs' certified bounds (recorded as each point is
+    certified), the first of them is the first run's alone, and every one lies at or below the
+    certified optimum."""
     import leakage.design.pricing.lifted as lifted
 
     n, eps, seed, beta = 12, 1.9, 47, 0.06
@@ -399,22 +401,37 @@ def test_relaxed_dual_keeps_the_best_certified_point_of_its_runs(monkeypatch):
     assert opt.certified
     settings = lifted._DUAL_SETTINGS
     assert sum(runs for _, runs, _ in settings) >= 2
-    monkeypatch.setattr(lifted, "_RETRY", -1.0)  # never satisfied: every run is taken
+    monkeypatch.setattr(lifted, "_RETRY", -1.0)  # never satisfied: every certificate stays loose
     monkeypatch.setattr(lifted, "_CLARABEL_DIM", 10**6)  # the runs where Clarabel solves the large liftings
     monkeypatch.setattr(lifted, "family_bound", lambda lift, Z, w: math.inf)  # the runs' points only
+    monkeypatch.setattr(lifted, "_FAMILY_RUNS", 0)
     monkeypatch.setattr(lifted, "_DUAL_SETTINGS", ((settings[0][0], 1, 1),))
     first = lifted.relaxed_dual(cone).bound
     monkeypatch.setattr(lifted, "_DUAL_SETTINGS", settings)
-    points = []
+    points, setting_of = [], []
+    scs_points = lifted._scs_points
+
+    def tagged(prob, runs, **opts):
+        k = next(i for i, (o, _, _) in enumerate(settings) if o["scale"] == opts.get("scale"))
+        for ok in scs_points(prob, runs, **opts):
+            setting_of.append(k)
+            yield ok
 
     class Recorded(lifted.RelaxedDual):
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             points.append(self.bound)
 
+    monkeypatch.setattr(lifted, "_scs_points", tagged)
     monkeypatch.setattr(lifted, "RelaxedDual", Recorded)
     every = lifted.relaxed_dual(cone).bound
-    assert len(points) == sum(runs for _, runs, _ in settings)
+    assert len(points) == len(setting_of)
+    for k, (_, runs, _) in enumerate(settings):
+        mine = [j for j, s in enumerate(setting_of) if s == k]
+        assert 1 <= len(mine) <= runs
+        raised = [j == 0 or points[j] > max(points[:j]) for j in mine]
+        assert all(raised[:-1])  # a further run only after one that raised the bound
+        assert len(mine) == runs or not raised[-1]  # stopped early only after one that did not
     assert points[0] == first
     assert every == max(points)
     assert all(b <= opt.value for b in points)
@@ -499,6 +516,7 @@ def test_no_small_lifting_is_solved_alone_twice_at_a_point(monkeypatch):
     monkeypatch.setattr(lifted, "family_bound_scs", by_scs)
     monkeypatch.setattr(lifted, "_RETRY", -1.0)
     monkeypatch.setattr(lifted, "_RECERTIFY", -1.0)
+    monkeypatch.setattr(lifted, "_WORTH", -1.0)
     rd = lifted.relaxed_dual(cone)
     small = [s for s in solved if s[1] != "light_top"]
     assert ("clarabel", "light_top", rd.Z.tobytes()) in solved  # N = 8: up to _CLARABEL_DIM
@@ -529,8 +547,9 @@ _LIGHT_TOP_CASES = [(8, 0.6, 51, 0.08), (9, 1.3, 52, 0.05), (9, 1.95, 53, 0.12)]
 @pytest.mark.parametrize("n, eps, seed, beta", _LIGHT_TOP_CASES)
 def test_the_light_top_family_solved_alone_bounds_its_members(n, eps, seed, beta, solver, monkeypatch):
     """relaxed_dual solves the light-top lifting (2N + 2 square) alone at the kept point when its
-    certificate there is loose: by Clarabel up to lifted._CLARABEL_DIM (family_bound), beyond it by
-    SCS (family_bound_scs; forced here by lowering the limit). That bound is at or above phi of
+    certificate there is loose: by Clarabel up to lifted._CLARABEL_DIM (family_bound) where that
+    could gain more than lifted._WORTH (forced here), elsewhere by SCS (family_bound_scs; forced
+    here by lowering the limit). That bound is at or above phi of
     every light-top column (enumerated) and below the joint solve's certificate of the family (the
     point before, yielded by relaxed_duals), the relaxed design's bound can only rise with it, and
     it stays at or below the certified optimum."""
@@ -543,6 +562,7 @@ def test_the_light_top_family_solved_alone_bounds_its_members(n, eps, seed, beta
     opt = optimal_mechanism(p, eps, privacy="pml", beta=beta, utility="frequency_mse", tol=1e-7)
     assert opt.certified
     monkeypatch.setattr(lifted, "_RETRY", -1.0)  # every run taken, the family always solved alone
+    monkeypatch.setattr(lifted, "_WORTH", -1.0)  # by Clarabel wherever it is small enough
     if solver == "scs":
         monkeypatch.setattr(lifted, "_CLARABEL_DIM", 0)
         monkeypatch.setattr(lifted, "_FAMILY_RUNS", 2)
