@@ -293,16 +293,17 @@ class RelaxedDual:
 #: recertification keep the bound, docs/frequency-estimation.md); the bound is certified apart
 _DUAL_ACCURACY = 1e-6
 _DUAL_STEPS = {"ldp": 20000, "ball": 1500, "box": 1500}
-#: SCS's settings on the ball and the box, each with the runs of ``_DUAL_STEPS`` it may take (every
-#: run continues from the last point) where the large liftings are solved alone by Clarabel
-#: (``_CLARABEL_DIM``) and beyond, run in turn while a lifting's certificate loses more than
-#: ``_RETRY`` of 1 + y (each point's bound is certified apart, the best is kept): a larger scale
-#: than SCS's default with over-relaxation, run twice, brought the light-top certificate closer
-#: than SCS's default setting; a scale ten times larger again reaches the relaxed optimum's value
-#: far sooner at large eps but certifies less at small eps, so it runs only where the first setting
-#: left a certificate loose, and its further runs kept raising the bound at native-country, eps 2
-#: (docs/frequency-estimation.md); beyond ``_CLARABEL_DIM`` a run takes minutes, so it runs once.
-#: A setting runs again only after a run that raised the best certified bound so far
+#: SCS's settings on the ball and the box, each with the runs of ``_DUAL_STEPS`` it may take where
+#: every lifting fits ``_CLARABEL_DIM`` and beyond it (a setting starts cold, its runs continue from
+#: its last point), run in turn while a lifting's certificate loses more than ``_RETRY`` of 1 + y;
+#: a setting runs again only after a run that raised the best certified bound so far (each point's
+#: bound is certified apart, the best is kept). A larger scale than SCS's default with
+#: over-relaxation, run twice, brought the light-top certificate closer than SCS's default setting;
+#: a scale ten times larger again reaches the relaxed optimum's value far sooner at large eps but
+#: certifies less at small eps, so it runs only where the first setting left a certificate loose.
+#: Its further runs kept raising the bound at native-country, eps 2; beyond ``_CLARABEL_DIM`` (the
+#: joint N = 101 attribute) a run takes a minute and a half, so it runs once
+#: (docs/frequency-estimation.md)
 _DUAL_SETTINGS = (({"scale": 10.0, "alpha": 1.8}, 2, 2), ({"scale": 100.0, "alpha": 1.8}, 3, 1))
 _RETRY = 1e-3
 #: a lifting larger than N + 1 (the light-top one) whose certificate at the kept point of
