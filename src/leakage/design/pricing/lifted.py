@@ -538,9 +538,11 @@ class RelaxedDualsAhead:
     generation runs beside the refinements instead of after them; the refinements do not depend on
     the caller, so the points, and a design that consumes them in order, are the same as
     computed in line. :meth:`close` stops the thread after its current stage (a refinement
-    nobody will take). The thread leaves the process's state alone (no warning filters, no BLAS
-    threads of its own: the caller sets those, :func:`leakage.design.frequency.solve_frequency` one
-    BLAS thread, which fixes the summation order)."""
+    nobody will take; a solve in progress cannot be interrupted, and up to ``_CLARABEL_DIM`` the
+    stage may be a Clarabel solve of minutes at N = 74). The thread leaves the process's state
+    alone (no warning filters, no BLAS threads of its own: the caller sets those,
+    :func:`leakage.design.frequency.solve_frequency` one BLAS thread, which fixes the summation
+    order)."""
 
     def __init__(self, cone: Cone):
         import queue
