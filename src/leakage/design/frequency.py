@@ -329,8 +329,8 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
     enter the master beside the pricing's (the master's Newton steps cost O(N^4) per column it
     holds). ``Solution.bound`` is the LOWER bound on the optimal tr J^-1 - 1; ``Solution.stats``
     says how the pricing bounded (``exact``), when not certified what held the bound
-    (``limited_by``), and each iteration's (value, bound, seconds since ``t0``) in ``history``, with
-    a last entry where the relaxed dual was refined after the loop.
+    (``limited_by``), and each iteration's (value, bound, seconds since ``t0``) in ``history``, then
+    one entry per refinement of the relaxed dual taken after the loop that raised the bound.
     ``incumbent``: the value of a feasible channel the caller returns if it is better (its seeds):
     the solve stops once it or the master's value is certified within ``tol``. ``refinements``:
     the relaxed dual's points (beyond the exhaustive pricing; :func:`solve_frequency`)."""
@@ -454,16 +454,15 @@ def _solve_frequency(cone: Cone, tol: float, budget: Budget, start: np.ndarray, 
         # the relaxed dual refined (the same point's families certified again, or a better point)
         # until the design is certified within tol; the smoothing point stays the first one, so the
         # iterates do not depend on tol
-        refined = False
         while not budget.out_of_time():  # under max_seconds, no refinement is taken after the deadline
             better = next(refinements, None)
             if better is None:
                 break
-            best_bound, refined = max(best_bound, better.bound), True
+            if better.bound > best_bound:  # the history's entries after the loop: each refined bound and when
+                best_bound = better.bound
+                history.append((value, best_bound, time.perf_counter() - t0))
             if _within(min(value, incumbent), best_bound, tol):
                 break
-        if refined:  # the history's last entry: the refined bound and when
-            history.append((value, best_bound, time.perf_counter() - t0))
     if not exact and not _within(min(value, incumbent), best_bound, tol):
         # the bound is the relaxed design's: the master's last duals are optimal over its own
         # columns only, and the relaxation certifies less there, and at their midpoint with the

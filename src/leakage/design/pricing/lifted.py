@@ -53,6 +53,7 @@ The all-ones column is priced exactly beside them.
 from __future__ import annotations
 
 import math
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 import numpy as np
@@ -129,9 +130,10 @@ def _box_lifting(cone: Cone, cap: float) -> Lifting:
     return Lifting("box", B, I[0], A, M, _rows(d, []), _rows(d, cut))
 
 
-def _light_top_lifting(cone: Cone) -> Lifting:
+def _light_top_lifting(cone: Cone, mass: tuple[float, float] | None = None) -> Lifting:
     """v = (c, delta, z, y): the ball's three-level columns with a light top set, r = z + y with
-    z = c 1_S and y = delta 1_T1 (module docstring)."""
+    z = c 1_S and y = delta 1_T1 (module docstring); with ``mass`` = (a, b), only those with
+    a <= P(S) <= b (a c <= P.z <= b c: :func:`light_top_split_bound`)."""
     p, n, E, half = cone.prior, cone.n, cone.E, cone.half
     d = 2 * n + 2
     C, D = 0, 1
@@ -146,6 +148,9 @@ def _light_top_lifting(cone: Cone) -> Lifting:
     A = np.concatenate([I[:, y[heavy]], level], axis=1)
     M = [(half * I[:, D] - np.concatenate([[0.0, 0.0], np.zeros(n), p]))[:, None]]  # P(T1) <= beta/2
     M += [I[:, [C]] - I[:, [i]] for i in z] + [I[:, [D]] - I[:, [i]] for i in y]
+    if mass is not None:
+        pz = np.concatenate([[0.0, 0.0], p, np.zeros(n)])
+        M += [(pz - mass[0] * I[:, C])[:, None], (mass[1] * I[:, C] - pz)[:, None]]
     eq = [[(i, i, 1.0), (C, i, -1.0)] for i in z] + [[(i, i, 1.0), (D, i, -1.0)] for i in y]
     le = [[(C, j, 1.0), (D, i, -1.0)] for i, j in zip(z, y)]  # T1 within S: c y_x <= delta z_x
     return Lifting("light_top", B, u, A, np.concatenate(M, axis=1), _rows(d, eq), _rows(d, le))
@@ -318,6 +323,13 @@ _FAMILY_RUNS = 6
 #: native-country, eps 1 the interior-point solve took about as long as the rest of the design
 #: and raised the bound by 0.05 % (a run by hand)
 _WORTH = 1e-3
+#: the light-top family still setting the bound after Clarabel solved it alone there is split by the
+#: mass P(S) of its lower set, up to this dimension (N <= 49: a Clarabel solve takes tens of seconds
+#: at N = 42 and minutes at N = 74): its relaxation mixes columns of different P(S), hence of
+#: different levels, and a split cuts the mixture off (:func:`_split_by_mass`); at most
+#: ``_SPLIT_STEPS`` splits, each two Clarabel solves (docs/frequency-estimation.md)
+_SPLIT_DIM = 100
+_SPLIT_STEPS = 2
 
 
 def _scs_points(prob, runs: int, **opts):
@@ -360,14 +372,22 @@ def _unpack(prob, raw, chain, inverse) -> None:
     prob.unpack(solution)
 
 
+#: Clarabel on one thread: two solves then run side by side (the two parts of a split,
+#: :func:`_split_by_mass`, or a solve beside the column generation) instead of contending for the
+#: machine's two cores, and its factorisation's summation order does not depend on a thread count;
+#: a second thread of its own saved about a tenth of a solve at N = 42 (docs/frequency-estimation.md)
+_CLARABEL_OPTS = {"max_threads": 1}
+
+
 def _solve(prob, solver: str) -> bool:
-    """Solve a cvxpy problem by ``solver``; False when the solver fails or ends neither optimal nor
-    nearly so."""
+    """Solve a cvxpy problem by ``solver`` (Clarabel with ``_CLARABEL_OPTS``); False when the solver
+    fails or ends neither optimal nor nearly so."""
     import cvxpy as cp
 
+    opts = dict(_CLARABEL_OPTS) if solver == cp.CLARABEL else {}
     try:
         data, chain, inverse = prob.get_problem_data(solver, solver_opts={})  # as prob.solve() passes them
-        _unpack(prob, chain.solve_via_data(prob, data, solver_opts={}), chain, inverse)
+        _unpack(prob, chain.solve_via_data(prob, data, solver_opts=opts), chain, inverse)
     except (cp.error.SolverError, ValueError):
         return False
     return prob.status in ("optimal", "optimal_inaccurate")
@@ -391,14 +411,21 @@ def family_bound(lift: Lifting, Z, w) -> float:
     program of its relaxation at that point (:func:`_family_problem`) by Clarabel (an interior
     point: its slack lies well inside the cone), certified by :func:`_certified`; inf when the
     solver fails."""
+    return _family_solution(lift, Z, w)[0]
+
+
+def _family_solution(lift: Lifting, Z, w) -> tuple[float, np.ndarray | None]:
+    """:func:`family_bound` and the relaxation's own solution X (the dual of the linear matrix
+    inequality: the relaxed v v^T, u^T X u = 1), None when the solver fails."""
     import cvxpy as cp
 
     Z = np.asarray(Z, dtype=float)
     w = np.asarray(w, dtype=float)
     prob, y, mult = _family_problem(lift, Z, w)
-    if not _solve(prob, solver=cp.CLARABEL) or y.value is None:
-        return math.inf
-    return _certified(lift, float(y.value), Z, w, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
+    if not _solve(prob, solver=cp.CLARABEL) or y.value is None or prob.constraints[-1].dual_value is None:
+        return math.inf, None
+    cert = _certified(lift, float(y.value), Z, w, {k: np.asarray(v.value, dtype=float) for k, v in mult.items()})
+    return cert, np.asarray(prob.constraints[-1].dual_value, dtype=float)
 
 
 def family_bound_scs(lift: Lifting, Z, w, runs: int, target: float = -math.inf) -> float:
@@ -517,11 +544,13 @@ def relaxed_duals(cone: Cone):
         # a large lifting still loose at the kept point: solved alone there, by Clarabel where it is
         # small enough (family_bound), else by SCS (family_bound_scs)
         fams = dict(best.families)
+        solved = {}  # the large liftings Clarabel solved alone at the point: (certificate, X)
         for lift in lifts:
             if lift.name not in loose(fams, best_y) or lift.dim <= n + 1:
                 continue
             if lift.dim <= _CLARABEL_DIM and fams[lift.name] - best_y > _WORTH * (1.0 + abs(best.bound)):
-                fams[lift.name] = min(fams[lift.name], family_bound(lift, best.Z, best.w))
+                solved[lift.name] = _family_solution(lift, best.Z, best.w)
+                fams[lift.name] = min(fams[lift.name], solved[lift.name][0])
             elif _FAMILY_RUNS > 0:
                 fams[lift.name] = min(fams[lift.name], family_bound_scs(lift, best.Z, best.w, _FAMILY_RUNS))
         if fams != best.families:
@@ -529,6 +558,45 @@ def relaxed_duals(cone: Cone):
             # point would only repeat its solve
             _recertify_small(cone, lifts, fams, best_y, best.Z, best.w, best_alone)
             yield _relaxed_dual_at(cone, best.Z, best.w, fams)
+        lt = next((lift for lift in lifts if lift.name == "light_top"), None)
+        if lt is not None and lt.dim <= _SPLIT_DIM and solved.get(lt.name, (0, None))[1] is not None:
+            # still setting the bound: split by P(S) (each step yielded)
+            leaves = [(cone.half + 1.0 / cone.E, 1.0, *solved[lt.name])]
+            for _ in range(_SPLIT_STEPS):
+                others = [v for k, v in fams.items() if k != lt.name]
+                if fams[lt.name] <= max([_ones_value(best.Z, best.w)] + others):
+                    break
+                leaves = _split_by_mass(cone, best.Z, best.w, leaves)
+                top = max(leaf[2] for leaf in leaves)
+                if top < fams[lt.name]:
+                    fams[lt.name] = top
+                    _recertify_small(cone, lifts, fams, best_y, best.Z, best.w, best_alone)
+                    yield _relaxed_dual_at(cone, best.Z, best.w, fams)
+
+
+def _split_by_mass(cone: Cone, Z: np.ndarray, w: np.ndarray, leaves: list) -> list:
+    """One split of the light-top columns by the mass P(S) of their lower set. ``leaves`` are
+    (a, b, certificate, X): ranges a <= P(S) <= b that cover every member (the whole family's is
+    h + 1/e^eps <= P(S) <= 1, since delta >= 0 on the level of the module docstring), each with its
+    relaxation's certified bound (:func:`_family_solution`, Clarabel) and solution. The range of
+    the largest bound is split in two at the relaxation's mean mass p.X[c, z] / X[c, c] (where the
+    mixture of members it solved for sits), or at its middle when that mean is within 1e-3 of the
+    range's width of an end (or the solve failed); each part is solved alone, and keeps the range's
+    bound where that is less (its members are the range's: where the part's relaxation fails, is
+    infeasible, or certifies less). The family's bound is the largest over the leaves."""
+    n = cone.n
+    k = max(range(len(leaves)), key=lambda i: leaves[i][2])
+    a, b, bound, X = leaves[k]
+    # the reduced lifting keeps c and z in front: _without_fixed_zeros drops only heavy letters' y
+    mid = float(cone.prior @ X[0, 2:2 + n] / X[0, 0]) if X is not None and X[0, 0] > 0 else math.nan
+    if not a + 1e-3 * (b - a) < mid < b - 1e-3 * (b - a):
+        mid = (a + b) / 2.0
+    ranges = ((a, mid), (mid, b))
+    with ThreadPoolExecutor(max_workers=2) as pool:  # two one-thread solves, side by side
+        solved = list(pool.map(lambda r: _family_solution(_without_fixed_zeros(_light_top_lifting(cone, r)), Z, w),
+                               ranges))
+    parts = [(lo, hi, min(cert, bound), part) for (lo, hi), (cert, part) in zip(ranges, solved)]
+    return leaves[:k] + parts + leaves[k + 1:]
 
 
 class RelaxedDualsAhead:
