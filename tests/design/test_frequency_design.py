@@ -596,7 +596,8 @@ def test_the_light_top_family_split_by_mass_bounds_its_members(n, eps, seed, bet
     largest over the ranges) never rises. In relaxed_duals the splits come after the points
     without them, at the kept point, each with the family's bound at or above every member's phi
     and below the whole family's, and a bound that only rises and stays at or below the certified
-    optimum."""
+    optimum. The best column the local search finds at the point lies at or below the pricing's
+    maximum, and a family whose bound is already at it is not split."""
     import leakage.design.pricing.lifted as lifted
     from leakage.design.vertices import light_top_column
 
@@ -644,6 +645,16 @@ def test_the_light_top_family_split_by_mass_bounds_its_members(n, eps, seed, bet
         assert phi.max() <= point.families["light_top"] < kept.families["light_top"]
     bounds = [point.bound for point in points]
     assert bounds == sorted(bounds) and bounds[-1] <= opt.value
+
+    # the best column the local search finds is a lower bound on the pricing's maximum (every column
+    # priced exactly by the exhaustive pricing); a family already at it is not split
+    from leakage.design.pricing.frequency import exhaustive_pricing
+
+    exact = exhaustive_pricing(cone, kept.Z @ kept.Z.T, kept.w, keep=1, collect=0.0).bound
+    assert phi.max() <= exact and lifted._best_column_found(cone, kept.Z, kept.w) <= exact
+    monkeypatch.setattr(lifted, "_SPLIT_STEPS", 2)
+    monkeypatch.setattr(lifted, "_best_column_found", lambda cone, Z, w: kept.families["light_top"])
+    assert len(list(lifted.relaxed_duals(cone))) == len(unsplit)
 
 
 @pytest.mark.parametrize("n, eps, seed", [(13, 0.6, 41), (14, 1.8, 42)])
