@@ -133,7 +133,7 @@ def _box_lifting(cone: Cone, cap: float) -> Lifting:
 def _light_top_lifting(cone: Cone, mass: tuple[float, float] | None = None) -> Lifting:
     """v = (c, delta, z, y): the ball's three-level columns with a light top set, r = z + y with
     z = c 1_S and y = delta 1_T1 (module docstring); with ``mass`` = (a, b), only those with
-    a <= P(S) <= b (a c <= P.z <= b c: :func:`light_top_split_bound`)."""
+    a <= P(S) <= b (a c <= P.z <= b c: :func:`_split_by_mass`)."""
     p, n, E, half = cone.prior, cone.n, cone.E, cone.half
     d = 2 * n + 2
     C, D = 0, 1
@@ -494,12 +494,14 @@ def relaxed_duals(cone: Cone):
     and the box, while a certificate loses more than ``_RETRY``, SCS runs on (the runs and settings of ``_DUAL_SETTINGS``, :func:`_scs_points`) and
     the point of the best certified bound is kept; a lifting larger than N + 1 (the light-top one)
     still that loose there is then solved alone at that point (by Clarabel up to ``_CLARABEL_DIM``,
-    :func:`family_bound`; beyond, :func:`family_bound_scs`).
+    :func:`family_bound`; beyond, :func:`family_bound_scs`), and up to ``_SPLIT_DIM``, where the
+    light-top family still sets the bound and can gain, split by the mass of its lower set
+    (:func:`_split_by_mass`).
 
-    A generator: it yields the best :class:`RelaxedDual` so far after each run and after the large
-    liftings are solved alone (each bound at or above the last), so a caller takes the first
-    point at once and refines only where its bound is still wanted (:func:`relaxed_dual` takes every
-    refinement). Nothing when every run fails."""
+    A generator: it yields the best :class:`RelaxedDual` so far after each run, after the large
+    liftings are solved alone and after each split (each bound at or above the last), so a caller
+    takes the first point at once and refines only where its bound is still wanted
+    (:func:`relaxed_dual` takes every refinement). Nothing when every run fails."""
     import cvxpy as cp
 
     n = cone.n
@@ -574,7 +576,8 @@ def relaxed_duals(cone: Cone):
                 floor = max([_ones_value(best.Z, best.w)] + others)
                 if found is None and fams[lt.name] > floor:
                     found = _best_column_found(cone, best.Z, best.w)
-                if fams[lt.name] - max(floor, found or -math.inf) <= _SPLIT_WORTH * (1.0 + abs(best.bound)):
+                reach = floor if found is None else max(floor, found)  # the least the family can go to
+                if fams[lt.name] - reach <= _SPLIT_WORTH * (1.0 + abs(best.bound)):
                     break
                 leaves = _split_by_mass(cone, best.Z, best.w, leaves)
                 top = max(leaf[2] for leaf in leaves)
