@@ -614,6 +614,7 @@ def test_the_light_top_family_split_by_mass_bounds_its_members(n, eps, seed, bet
     lo = cone.half + 1.0 / cone.E
     assert np.all((mass >= lo - 1e-12) & (mass <= 1.0))
     monkeypatch.setattr(lifted, "_WORTH", -1.0)  # the family alone by Clarabel
+    steps = lifted._SPLIT_STEPS
     points = list(lifted.relaxed_duals(cone))
     monkeypatch.setattr(lifted, "_SPLIT_STEPS", 0)
     unsplit = list(lifted.relaxed_duals(cone))
@@ -652,7 +653,7 @@ def test_the_light_top_family_split_by_mass_bounds_its_members(n, eps, seed, bet
 
     exact = exhaustive_pricing(cone, kept.Z @ kept.Z.T, kept.w, keep=1, collect=0.0).bound
     assert phi.max() <= exact and lifted._best_column_found(cone, kept.Z, kept.w) <= exact
-    monkeypatch.setattr(lifted, "_SPLIT_STEPS", 2)
+    monkeypatch.setattr(lifted, "_SPLIT_STEPS", steps)
     monkeypatch.setattr(lifted, "_best_column_found", lambda cone, Z, w: kept.families["light_top"])
     assert len(list(lifted.relaxed_duals(cone))) == len(unsplit)
 

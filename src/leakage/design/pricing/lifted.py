@@ -379,8 +379,10 @@ def _unpack(prob, raw, chain, inverse) -> None:
 
 #: Clarabel on one thread: two solves then run side by side (the two parts of a split,
 #: :func:`_split_by_mass`, or a solve beside the column generation) instead of contending for the
-#: machine's two cores, and its factorisation's summation order does not depend on a thread count;
-#: a second thread of its own saved about a tenth of a solve at N = 42 (docs/frequency-estimation.md)
+#: machine's two cores, and its factorisation's summation order does not depend on a thread count.
+#: A second thread of its own saved about a tenth of a solve at N = 42 (by hand); at N = 74, where
+#: the light-top family's solve can outlast the loop, the PML designs' times moved by up to about a
+#: minute either way (docs/frequency-estimation.md)
 _CLARABEL_OPTS = {"max_threads": 1}
 
 
