@@ -14,8 +14,8 @@ from (the kept point of ``lifted.relaxed_dual``), three bounds on the least tr J
   (``lifted.family_bound``, certified): what a perfect solve of each relaxation gives there; the
   light-top one's where the design split it by P(S) there (``lifted._split_by_mass``), the least;
 * ``limit``: 2 tr Z + sum w - 1 minus the best column the local search finds there
-  (``pricing.frequency.local_pricing`` with ``--starts`` random starts, the light-top family searched
-  too). The best column is a lower bound on the pricing's maximum, so no relaxation, however tight,
+  (``lifted._best_column_found``: ``pricing.frequency.local_pricing`` with ``--starts`` random
+  starts, the light-top family searched too). The best column is a lower bound on the pricing's maximum, so no relaxation, however tight,
   certifies more than ``limit`` at this point.
 
 ``bound`` -> ``exact_families`` is what the first-order solve loses; ``exact_families`` -> ``limit``
@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import csv
 import json
-import math
 import time
 from pathlib import Path
 
@@ -40,7 +39,6 @@ import yaml
 from leakage.design import optimal_mechanism
 from leakage.design.cone import Cone
 from leakage.design.pricing import lifted
-from leakage.design.pricing.frequency import local_pricing
 from leakage.estimation.concentration import beta_star
 
 from frequency_design_benchmark import ROOT, attribute_counts, family_cases, measured_line, render_page, write_meta
@@ -81,8 +79,7 @@ def measure_case(name, counts, eps, cfg, starts: int) -> dict:
         exact["light_top"] = min(exact["light_top"], rd.families["light_top"])
     ones = lifted._ones_value(rd.Z, rd.w)
     top = max([ones, *exact.values()])
-    G = rd.Z @ rd.Z.T
-    best = max(ones, float(local_pricing(cone, G, rd.w, keep=p.size, collect=-math.inf, starts=starts).values.max()))
+    best = lifted._best_column_found(cone, rd.Z, rd.w, starts=starts)
     row = dict(case=name, n=p.size, eps=eps, beta=beta, value=design.value, bound=rd.bound,
                exact_families=base - top, limit=base - best,
                sets_exact=max(exact, key=exact.get) if top > ones else "ones", clarabel_seconds=round(seconds, 1))

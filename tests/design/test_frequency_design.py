@@ -524,19 +524,20 @@ def test_no_small_lifting_is_solved_alone_twice_at_a_point(monkeypatch):
     assert len(small) == len(set(small))
 
 
-def _light_top_members(cone):
+def _light_top_members(cone, with_mass=False):
     """Every light-top column of the ball cone (vertices.light_top_column over T1 within S), by
-    enumeration: N x K."""
+    enumeration: N x K; with ``with_mass``, also each column's P(S) (K,)."""
     from leakage.design.vertices import light_top_column
 
     n = cone.n
-    cols = []
+    cols, mass = [], []
     for code in range(3 ** n):  # each letter off S, in S minus T1, or in T1
         roles = np.array([(code // 3 ** x) % 3 for x in range(n)])
         col = light_top_column(cone.prior, cone.half, cone.E, roles == 2, roles >= 1)
         if col is not None:
             cols.append(col)
-    return np.array(cols).T
+            mass.append(cone.prior[roles >= 1].sum())
+    return (np.array(cols).T, np.array(mass)) if with_mass else np.array(cols).T
 
 
 # PML on the ball with light letters, eps over [0.5, 2], radii of the study's range
@@ -599,18 +600,10 @@ def test_the_light_top_family_split_by_mass_bounds_its_members(n, eps, seed, bet
     optimum. The best column the local search finds at the point lies at or below the pricing's
     maximum, and a family whose bound is already at it is not split."""
     import leakage.design.pricing.lifted as lifted
-    from leakage.design.vertices import light_top_column
 
     p = _dirichlet_prior(n, seed)
     cone = Cone.of(p, eps, beta, "pml")
-    cols, mass = [], []
-    for code in range(3 ** n):  # each letter off S, in S minus T1, or in T1
-        roles = np.array([(code // 3 ** x) % 3 for x in range(n)])
-        col = light_top_column(p, cone.half, cone.E, roles == 2, roles >= 1)
-        if col is not None:
-            cols.append(col)
-            mass.append(p[roles >= 1].sum())
-    members, mass = np.array(cols).T, np.array(mass)
+    members, mass = _light_top_members(cone, with_mass=True)
     lo = cone.half + 1.0 / cone.E
     assert np.all((mass >= lo - 1e-12) & (mass <= 1.0))
     monkeypatch.setattr(lifted, "_WORTH", -1.0)  # the family alone by Clarabel

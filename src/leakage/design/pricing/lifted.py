@@ -576,10 +576,10 @@ def relaxed_duals(cone: Cone):
             for _ in range(_SPLIT_STEPS):
                 others = [v for k, v in fams.items() if k != lt.name]
                 floor = max([_ones_value(best.Z, best.w)] + others)
-                if found is None and fams[lt.name] > floor:
-                    found = _best_column_found(cone, best.Z, best.w)
-                reach = floor if found is None else max(floor, found)  # the least the family can go to
-                if fams[lt.name] - reach <= _SPLIT_WORTH * (1.0 + abs(best.bound)):
+                if fams[lt.name] <= floor:
+                    break  # it no longer sets the bound
+                found = _best_column_found(cone, best.Z, best.w) if found is None else found
+                if fams[lt.name] - max(floor, found) <= _SPLIT_WORTH * (1.0 + abs(best.bound)):
                     break
                 leaves = _split_by_mass(cone, best.Z, best.w, leaves)
                 top = max(leaf[2] for leaf in leaves)
@@ -590,13 +590,15 @@ def relaxed_duals(cone: Cone):
                 yield _relaxed_dual_at(cone, best.Z, best.w, fams)
 
 
-def _best_column_found(cone: Cone, Z: np.ndarray, w: np.ndarray) -> float:
+def _best_column_found(cone: Cone, Z: np.ndarray, w: np.ndarray, starts: int | None = None) -> float:
     """The largest phi at the dual point (Z, w) among the columns the local search finds there
-    (:func:`leakage.design.pricing.frequency.local_pricing`, a fixed seed), the all-ones column's
-    included: a lower bound on the pricing's maximum, below which no relaxation's bound goes."""
+    (:func:`leakage.design.pricing.frequency.local_pricing`, a fixed seed; ``starts`` random starts,
+    its default when None), the all-ones column's included: a lower bound on the pricing's maximum,
+    below which no relaxation's bound goes."""
     from leakage.design.pricing.frequency import local_pricing
 
-    pr = local_pricing(cone, Z @ Z.T, w, keep=1, collect=-math.inf)
+    more = {} if starts is None else {"starts": starts}
+    pr = local_pricing(cone, Z @ Z.T, w, keep=1, collect=-math.inf, **more)
     return max([_ones_value(Z, w)] + [float(v) for v in pr.values])
 
 
