@@ -598,7 +598,8 @@ def test_the_light_top_family_split_by_mass_bounds_its_members(n, eps, seed, bet
     without them, at the kept point, each with the family's bound at or above every member's phi
     and below the whole family's, and a bound that only rises and stays at or below the certified
     optimum. The best column the local search finds at the point lies at or below the pricing's
-    maximum, and a family whose bound is already at it is not split."""
+    maximum, and a family whose bound is already at it is not split. The lifting's mass forms
+    (Lifting.mass, whose ratio is the split point's P(S)) give every member's P(S)."""
     import leakage.design.pricing.lifted as lifted
 
     p = _dirichlet_prior(n, seed)
@@ -606,6 +607,18 @@ def test_the_light_top_family_split_by_mass_bounds_its_members(n, eps, seed, bet
     members, mass = _light_top_members(cone, with_mass=True)
     lo = cone.half + 1.0 / cone.E
     assert np.all((mass >= lo - 1e-12) & (mass <= 1.0))
+    # the reduced lifting's mass forms (c, P.z) give each member's P(S): the member lifted as
+    # v = (c, delta, c 1_S, delta 1_T1), without the variables the reduction fixed at 0
+    full = lifted._light_top_lifting(cone)
+    red = lifted._without_fixed_zeros(full)
+    unit = np.count_nonzero(full.A, axis=0) == 1
+    keep = np.setdiff1d(np.arange(full.dim), np.flatnonzero(full.A[:, unit].any(axis=1)))
+    for r, m in zip(members.T, mass):
+        c = r[r > 0].min()
+        delta = c * cone.E * (m - cone.half) - c  # the top level c + delta = e^eps (P(S) - beta/2) c
+        v = np.concatenate([[c, delta], c * (r > 0), delta * (r > c)])[keep]
+        np.testing.assert_allclose(red.B @ v, r, rtol=1e-10, atol=1e-12 * r.max())
+        assert (red.mass[:, 1] @ v) / (red.mass[:, 0] @ v) == pytest.approx(m, rel=1e-12)
     monkeypatch.setattr(lifted, "_WORTH", -1.0)  # the family alone by Clarabel
     steps = lifted._SPLIT_STEPS
     points = list(lifted.relaxed_duals(cone))
@@ -986,7 +999,8 @@ def test_a_seed_certified_within_tol_stops_the_design():
 def _pml_24(eps):
     """A Dirichlet prior with N = 24 (beyond the exhaustive pricing), the study's radius for 20000
     records, the LDP design of one iteration, and the PML design of four seeded with it, as the
-    study seeds it (prior, beta, ldp, pml)."""
+    study seeds it (prior, beta, ldp, pml). Its users at eps 1.8 run on one xdist worker
+    (tests/conftest.py: SHARED_CACHE)."""
     from leakage.estimation.concentration import beta_star
 
     p = _dirichlet_prior(24, 61)

@@ -66,7 +66,9 @@ from leakage.design.cone import Cone
 class Lifting:
     """One vertex family as r = B v, v >= 0 (module docstring): ``B`` N x d, ``u`` (d,), ``A`` d x I
     (A^T v = 0), ``M`` d x J (M^T v >= 0), ``eq`` K x d^2 and ``le`` L x d^2 (rows: the
-    coefficients of <Q, X> over X's entries, row-major)."""
+    coefficients of <Q, X> over X's entries, row-major); ``mass``, the light-top family's d x 2
+    linear forms (c, P.z) of a member, whose ratio is the mass P(S) of its lower set
+    (:func:`_split_by_mass`; None for the other families)."""
 
     name: str
     B: np.ndarray
@@ -75,6 +77,7 @@ class Lifting:
     M: np.ndarray
     eq: sp.csr_matrix
     le: sp.csr_matrix
+    mass: np.ndarray | None = None
 
     @property
     def dim(self) -> int:
@@ -148,12 +151,13 @@ def _light_top_lifting(cone: Cone, mass: tuple[float, float] | None = None) -> L
     A = np.concatenate([I[:, y[heavy]], level], axis=1)
     M = [(half * I[:, D] - np.concatenate([[0.0, 0.0], np.zeros(n), p]))[:, None]]  # P(T1) <= beta/2
     M += [I[:, [C]] - I[:, [i]] for i in z] + [I[:, [D]] - I[:, [i]] for i in y]
+    pz = np.concatenate([[0.0, 0.0], p, np.zeros(n)])
     if mass is not None:
-        pz = np.concatenate([[0.0, 0.0], p, np.zeros(n)])
         M += [(pz - mass[0] * I[:, C])[:, None], (mass[1] * I[:, C] - pz)[:, None]]
     eq = [[(i, i, 1.0), (C, i, -1.0)] for i in z] + [[(i, i, 1.0), (D, i, -1.0)] for i in y]
     le = [[(C, j, 1.0), (D, i, -1.0)] for i, j in zip(z, y)]  # T1 within S: c y_x <= delta z_x
-    return Lifting("light_top", B, u, A, np.concatenate(M, axis=1), _rows(d, eq), _rows(d, le))
+    return Lifting("light_top", B, u, A, np.concatenate(M, axis=1), _rows(d, eq), _rows(d, le),
+                   mass=np.stack([I[:, C], pz], axis=1))
 
 
 def _without_fixed_zeros(lift: Lifting) -> Lifting:
@@ -185,7 +189,8 @@ def _without_fixed_zeros(lift: Lifting) -> Lifting:
     le = le[np.asarray((le > 0).sum(axis=1)).ravel() > 0]  # no positive term: implied by X >= 0
     # a linear inequality left on one variable, c v_j >= 0 with c > 0, is implied by v >= 0
     M = M[:, ~((np.count_nonzero(M, axis=0) <= 1) & np.all(M >= 0, axis=0))]
-    return Lifting(lift.name, lift.B[:, keep], lift.u[keep], lift.A[keep][:, ~unit], M, rows(lift.eq), le)
+    return Lifting(lift.name, lift.B[:, keep], lift.u[keep], lift.A[keep][:, ~unit], M, rows(lift.eq), le,
+                   None if lift.mass is None else lift.mass[keep])
 
 
 def _full_liftings(cone: Cone) -> list[Lifting]:
@@ -607,16 +612,19 @@ def _split_by_mass(cone: Cone, Z: np.ndarray, w: np.ndarray, leaves: list) -> li
     (a, b, certificate, X): ranges a <= P(S) <= b that cover every member (the whole family's is
     h + 1/e^eps <= P(S) <= 1, since delta >= 0 on the level of the module docstring), each with its
     relaxation's certified bound (:func:`_family_solution`, Clarabel) and solution. The range of
-    the largest bound is split in two at the relaxation's mean mass p.X[c, z] / X[c, c] (where the
-    mixture of members it solved for sits), or at its middle when that mean is within 1e-3 of the
-    range's width of an end (or the solve failed); each part is solved alone, and keeps the range's
+    the largest bound is split in two at the relaxation's mean mass (P.z)^T X c / c^T X c (the
+    forms ``Lifting.mass``; where the mixture of members it solved for sits), or at its middle when
+    that mean is within 1e-3 of the range's width of an end (or the solve failed); each part is
+    solved alone, and keeps the range's
     bound where that is less (its members are the range's: where the part's relaxation fails, is
     infeasible, or certifies less). The family's bound is the largest over the leaves."""
-    n = cone.n
     k = max(range(len(leaves)), key=lambda i: leaves[i][2])
     a, b, bound, X = leaves[k]
-    # the reduced lifting keeps c and z in front: _without_fixed_zeros drops only heavy letters' y
-    mid = float(cone.prior @ X[0, 2:2 + n] / X[0, 0]) if X is not None and X[0, 0] > 0 else math.nan
+    mid = math.nan
+    if X is not None:
+        forms = _without_fixed_zeros(_light_top_lifting(cone)).mass  # (c, P.z), as X's rows and columns
+        scale, first = forms.T @ X @ forms[:, 0]
+        mid = float(first / scale) if scale > 0 else math.nan
     if not a + 1e-3 * (b - a) < mid < b - 1e-3 * (b - a):
         mid = (a + b) / 2.0
     ranges = ((a, mid), (mid, b))
