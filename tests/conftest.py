@@ -61,6 +61,14 @@ else:
 MINIPROJECT = "miniproject"
 SHARED_BUILD = ("tests/test_regeneration.py", "tests/test_report_workflow.py")
 _FIRST = ("slurm", "workflow")
+# Tests that reuse one cached computation of their file (a functools.lru_cache helper) are one work
+# unit too, so that it is computed once: node-id prefix -> unit (tests/test_scheduler.py checks
+# that each prefix still names a test). test_frequency_design's _pml_24(1.8), a PML design at
+# N = 24 with every refinement of its bound: about 11 s alone.
+SHARED_CACHE = {
+    "tests/design/test_frequency_design.py::test_a_looser_tol_beyond_exact_pricing": "pml_24",
+    "tests/design/test_frequency_design.py::test_pml_beyond_exact_pricing_starts_below_the_partitions[1.8]": "pml_24",
+}
 
 
 @pytest.hookimpl(optionalhook=True)
@@ -69,10 +77,12 @@ def pytest_xdist_make_scheduler(config, log):
 
     class SharedBuildScheduling(LoadScopeScheduling):
         """One work unit for the tests of SHARED_BUILD (handed out first: it is the largest), one
-        per test for the others, in collection order."""
+        for each group of SHARED_CACHE, one per test for the others, in collection order."""
 
         def _split_scope(self, nodeid: str) -> str:
-            return MINIPROJECT if nodeid.split("::", 1)[0] in SHARED_BUILD else nodeid
+            if nodeid.split("::", 1)[0] in SHARED_BUILD:
+                return MINIPROJECT
+            return next((unit for prefix, unit in SHARED_CACHE.items() if nodeid.startswith(prefix)), nodeid)
 
     return SharedBuildScheduling(config, log)
 
