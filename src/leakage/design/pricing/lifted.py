@@ -615,9 +615,9 @@ def _split_by_mass(cone: Cone, Z: np.ndarray, w: np.ndarray, leaves: list) -> li
     the largest bound is split in two at the relaxation's mean mass (P.z)^T X c / c^T X c (the
     forms ``Lifting.mass``; where the mixture of members it solved for sits), or at its middle when
     that mean is within 1e-3 of the range's width of an end (or the solve failed); each part is
-    solved alone, and keeps the range's
-    bound where that is less (its members are the range's: where the part's relaxation fails, is
-    infeasible, or certifies less). The family's bound is the largest over the leaves."""
+    solved alone, and keeps the range's bound where that is less (its members are the range's:
+    where the part's relaxation fails, is infeasible, or certifies less). The family's bound is the
+    largest over the leaves."""
     k = max(range(len(leaves)), key=lambda i: leaves[i][2])
     a, b, bound, X = leaves[k]
     mid = math.nan
