@@ -15,8 +15,8 @@ from (the kept point of ``lifted.relaxed_dual``), three bounds on the least tr J
   light-top one's where the design split it by P(S) there (``lifted._split_by_mass``), the least;
 * ``limit``: 2 tr Z + sum w - 1 minus the best column the local search finds there
   (``lifted._best_column_found``: ``pricing.frequency.local_pricing`` with ``--starts`` random
-  starts, the light-top family searched too). The best column is a lower bound on the pricing's maximum, so no relaxation, however tight,
-  certifies more than ``limit`` at this point.
+  starts, the light-top family searched too). The best column is a lower bound on the pricing's
+  maximum, so no relaxation, however tight, certifies more than ``limit`` at this point.
 
 ``bound`` -> ``exact_families`` is what the first-order solve loses; ``exact_families`` -> ``limit``
 at most what the relaxations themselves lose, per family in the ``excess_*`` columns (the family's

@@ -631,7 +631,7 @@ def test_the_light_top_family_split_by_mass_bounds_its_members(n, eps, seed, bet
     leaves = [(lo, 1.0, *whole)]
     top = whole[0]
     for _ in range(3):
-        leaves = lifted._split_by_mass(cone, kept.Z, kept.w, leaves)
+        leaves = lifted._split_by_mass(cone, lt, kept.Z, kept.w, leaves)
         ranges = sorted((a, b) for a, b, *_ in leaves)
         assert ranges[0][0] == lo and ranges[-1][1] == 1.0
         assert all(r[1] == q[0] and r[0] < r[1] for r, q in zip(ranges, ranges[1:]))  # contiguous

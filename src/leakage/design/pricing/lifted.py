@@ -586,7 +586,7 @@ def relaxed_duals(cone: Cone):
                 found = _best_column_found(cone, best.Z, best.w) if found is None else found
                 if fams[lt.name] - max(floor, found) <= _SPLIT_WORTH * (1.0 + abs(best.bound)):
                     break
-                leaves = _split_by_mass(cone, best.Z, best.w, leaves)
+                leaves = _split_by_mass(cone, lt, best.Z, best.w, leaves)
                 top = max(leaf[2] for leaf in leaves)
                 if not top < fams[lt.name]:
                     break  # the split did not lower the family: the next would hardly
@@ -607,13 +607,14 @@ def _best_column_found(cone: Cone, Z: np.ndarray, w: np.ndarray, starts: int | N
     return max([_ones_value(Z, w)] + [float(v) for v in pr.values])
 
 
-def _split_by_mass(cone: Cone, Z: np.ndarray, w: np.ndarray, leaves: list) -> list:
-    """One split of the light-top columns by the mass P(S) of their lower set. ``leaves`` are
-    (a, b, certificate, X): ranges a <= P(S) <= b that cover every member (the whole family's is
+def _split_by_mass(cone: Cone, lift: Lifting, Z: np.ndarray, w: np.ndarray, leaves: list) -> list:
+    """One split of the light-top columns (``lift``, the family's lifting of :func:`liftings`) by
+    the mass P(S) of their lower set. ``leaves`` are (a, b, certificate, X): ranges
+    a <= P(S) <= b that cover every member (the whole family's is
     h + 1/e^eps <= P(S) <= 1, since delta >= 0 on the level of the module docstring), each with its
     relaxation's certified bound (:func:`_family_solution`, Clarabel) and solution. The range of
     the largest bound is split in two at the relaxation's mean mass (P.z)^T X c / c^T X c (the
-    forms ``Lifting.mass``; where the mixture of members it solved for sits), or at its middle when
+    forms ``lift.mass``; where the mixture of members it solved for sits), or at its middle when
     that mean is within 1e-3 of the range's width of an end (or the solve failed); each part is
     solved alone, and keeps the range's bound where that is less (its members are the range's:
     where the part's relaxation fails, is infeasible, or certifies less). The family's bound is the
@@ -622,8 +623,7 @@ def _split_by_mass(cone: Cone, Z: np.ndarray, w: np.ndarray, leaves: list) -> li
     a, b, bound, X = leaves[k]
     mid = math.nan
     if X is not None:
-        forms = _without_fixed_zeros(_light_top_lifting(cone)).mass  # (c, P.z), as X's rows and columns
-        scale, first = forms.T @ X @ forms[:, 0]
+        scale, first = lift.mass.T @ X @ lift.mass[:, 0]  # c^T X c and (P.z)^T X c
         mid = float(first / scale) if scale > 0 else math.nan
     if not a + 1e-3 * (b - a) < mid < b - 1e-3 * (b - a):
         mid = (a + b) / 2.0
