@@ -277,9 +277,9 @@ def test_the_master_step_page_is_the_files_rows():
         assert float(r["ratio"]) == pytest.approx(float(r["seconds_matrix_free"]) / float(r["seconds_formed"]), abs=0.01)
 
 
-@pytest.mark.parametrize("name", ["frequency-design", "frequency-family", "frequency-heldout"])
+@pytest.mark.parametrize("name", ["frequency-design", "frequency-family", "frequency-heldout", "frequency-heldout-46"])
 def test_the_frequency_design_pages_are_the_files_rows(name):
-    """docs/measurements/frequency-{design,family,heldout}.md are what
+    """docs/measurements/frequency-{design,family,heldout,heldout-46}.md are what
     tools/frequency_design_benchmark.py renders from their CSVs and JSONs, and are included in the
     estimation docs. Their rows obey what the design promises: the certified bound at or below the
     value, the gap (value - bound) / (1 + value) and, in the page's column, on the value itself, the
